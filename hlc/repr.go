@@ -1,0 +1,69 @@
+package hlc
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// pyRepr renders s as Python's repr() of a str, so error texts match the
+// hub's byte for byte: single quotes unless s holds a ' and no ", backslash
+// escapes for the quote, backslash, \t \n \r, \xhh for other ASCII controls
+// and for non-printable code points up to U+00FF, \uhhhh and \Uhhhhhhhh
+// above that. Printable non-ASCII is kept as is; Go's unicode.IsPrint
+// stands in for Python's str.isprintable (the two differ only where their
+// Unicode versions do). Python strings cannot hold invalid UTF-8, so such
+// bytes are shown as \xhh.
+func pyRepr(s string) string {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(quote)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			writeEscape(&b, 'x', rune(s[i]), 2)
+		} else {
+			writeReprRune(&b, r, quote)
+		}
+		i += size
+	}
+	b.WriteByte(quote)
+	return b.String()
+}
+
+func writeReprRune(b *strings.Builder, r rune, quote byte) {
+	switch {
+	case r == rune(quote) || r == '\\':
+		b.WriteByte('\\')
+		b.WriteByte(byte(r))
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r < ' ' || r == 0x7f:
+		writeEscape(b, 'x', r, 2)
+	case r < 0x7f || unicode.IsPrint(r):
+		b.WriteRune(r)
+	case r <= 0xff:
+		writeEscape(b, 'x', r, 2)
+	case r <= 0xffff:
+		writeEscape(b, 'u', r, 4)
+	default:
+		writeEscape(b, 'U', r, 8)
+	}
+}
+
+// writeEscape writes a backslash, kind, and r as width lowercase hex digits.
+func writeEscape(b *strings.Builder, kind byte, r rune, width int) {
+	b.WriteByte('\\')
+	b.WriteByte(kind)
+	for shift := 4 * (width - 1); shift >= 0; shift -= 4 {
+		b.WriteByte(hexDigits[(r>>shift)&0xF])
+	}
+}
