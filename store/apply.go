@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lsnode/lsnode/hlc"
+)
+
+// Quarantine reasons, a bounded set (metric label values).
+const (
+	reasonInvalid          = "invalid"
+	reasonConflict         = "conflict"
+	reasonArtifactInvalid  = "artifact_invalid"
+	reasonArtifactConflict = "artifact_conflict"
+)
+
+// ApplyBatch stores a batch of remote artifacts and ops in one
+// transaction. It is idempotent and never fails because of one bad op:
+// invalid and conflicting items are quarantined with their reason, ops that
+// would leave a hole are deferred, and the rest are stored. An error means
+// the storage itself failed and nothing was stored.
+func (s *Store) ApplyBatch(ctx context.Context, b Batch) (ApplyResult, error) {
+	var res ApplyResult
+	err := s.write(ctx, func(w *writeTx) error {
+		res = ApplyResult{}
+		for _, a := range b.Artifacts {
+			if err := s.applyArtifact(w, a, &res); err != nil {
+				return err
+			}
+		}
+		for _, op := range b.Ops {
+			if err := s.applyOp(w, op, &res); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	s.metrics.observeApply(res)
+	return res, nil
+}
+
+func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
+	existing, err := getArtifact(w.ctx, w.tx, in.ID)
+	switch {
+	case err == nil:
+		if !sameArtifact(existing, in) {
+			return s.quarantine(w, res, reasonArtifactConflict, "", 0, in.ID,
+				fmt.Errorf("artifact %s is already held with different content", reprID(in.ID)), in, false)
+		}
+		return nil
+	case !errors.Is(err, ErrNotFound):
+		return err
+	}
+	clean, verr := validateRemoteArtifact(in)
+	if verr != nil {
+		return s.quarantine(w, res, reasonArtifactInvalid, "", 0, in.ID, verr, in, false)
+	}
+	if err := insertArtifact(w.ctx, w.tx, clean); err != nil {
+		return err
+	}
+	res.Artifacts++
+	return nil
+}
+
+func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
+	e := op.Event
+	top := w.top(e.OriginReplica)
+	if e.OriginSeq > 0 && e.OriginSeq <= top {
+		return s.applyHeld(w, e, res)
+	}
+	if op.PrevSeq != top {
+		res.Deferred++ // applying it would leave a hole; it comes again in order
+		return nil
+	}
+	clean, verr := validateRemoteEvent(e)
+	if verr != nil {
+		// The slot is consumed so the origin is not wedged: every replica
+		// refuses the same op with the same rules.
+		return s.quarantine(w, res, reasonInvalid, e.OriginReplica, e.OriginSeq, e.ID, verr, e, true)
+	}
+	if taken, err := eventIDHeld(w, clean.ID); err != nil {
+		return err
+	} else if taken {
+		return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+			fmt.Errorf("event id %s is already held at another origin slot", reprID(e.ID)), e, true)
+	}
+	for _, id := range clean.ArtifactIDs {
+		ok, err := artifactExists(w.ctx, w.tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			res.Missing = append(res.Missing, id)
+			res.Deferred++
+			return nil
+		}
+	}
+	if err := insertEvent(w.ctx, w.tx, &clean); err != nil {
+		return err
+	}
+	w.advance(Op{Event: clean, PrevSeq: top})
+	res.Applied++
+	s.observeRemote(clean, res)
+	return nil
+}
+
+// applyHeld handles an op at or below the held top: the same op is a
+// duplicate; anything else is a conflict, recorded and never stored.
+func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
+	held, err := queryEvents(w.ctx, w.tx, `SELECT `+eventColumns+` FROM events WHERE origin_replica = ? AND origin_seq = ?`,
+		e.OriginReplica, e.OriginSeq)
+	if err != nil {
+		return err
+	}
+	if len(held) == 1 {
+		clean, verr := validateRemoteEvent(e)
+		if verr == nil && sameEvent(held[0], clean) {
+			res.Duplicates++
+			return nil
+		}
+		return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+			fmt.Errorf("origin slot %s/%d already holds event %s with different content", e.OriginReplica, e.OriginSeq, reprID(held[0].ID)), e, false)
+	}
+	if seen, err := quarantinedSlot(w, e.OriginReplica, e.OriginSeq); err != nil {
+		return err
+	} else if seen {
+		res.Duplicates++ // the same refused op again
+		return nil
+	}
+	return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq), e, false)
+}
+
+func eventIDHeld(w *writeTx, id string) (bool, error) {
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM events WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up event %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+func quarantinedSlot(w *writeTx, origin string, seq int64) (bool, error) {
+	var n int
+	err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine WHERE origin_replica = ? AND origin_seq = ? AND advanced = 1`,
+		origin, seq).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("look up quarantine: %w", err)
+	}
+	return n > 0, nil
+}
+
+// observeRemote feeds an applied op's stamp to the clock and records the
+// apply delay and any skew beyond the bound.
+func (s *Store) observeRemote(e Event, res *ApplyResult) {
+	ts, err := hlc.Parse(e.HLC)
+	if err != nil {
+		return
+	}
+	obs := s.clock.Observe(ts)
+	now := s.wall.Now()
+	s.metrics.applyDelay.Observe(float64(now.UnixMilli()-ts.WallMS) / 1000)
+	if obs.Beyond {
+		if res.SkewedOrigins == nil {
+			res.SkewedOrigins = map[string]int64{}
+		}
+		ms := obs.Offset.Milliseconds()
+		if ms > res.SkewedOrigins[e.OriginReplica] {
+			res.SkewedOrigins[e.OriginReplica] = ms
+		}
+	}
+}
+
+// quarantine records a refused item. advanced marks an op whose origin
+// slot is consumed (the prefix moves past it).
+func (s *Store) quarantine(w *writeTx, res *ApplyResult, reason, origin string, seq int64, id string, why error, item any, advanced bool) error {
+	payload, err := json.Marshal(item)
+	if err != nil {
+		payload = []byte("null")
+	}
+	var originArg, seqArg any
+	if origin != "" {
+		originArg, seqArg = origin, seq
+	}
+	adv := 0
+	if advanced {
+		adv = 1
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO lsnode_quarantine (received_at, origin_replica, origin_seq, item_id, reason, detail, payload, advanced)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, createdAt(s.wall.Now()), originArg, seqArg, id, reason, why.Error(), string(payload), adv); err != nil {
+		return fmt.Errorf("quarantine %s: %w", id, err)
+	}
+	if advanced {
+		w.advanceSlot(origin, seq)
+	}
+	res.Quarantined++
+	s.metrics.quarantined.WithLabelValues(reason).Inc()
+	s.log.Warn("quarantined remote item", "reason", reason, "id", id, "origin", origin, "origin_seq", seq, "detail", why.Error())
+	return nil
+}

@@ -1,0 +1,275 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/lsnode/lsnode/store/rules"
+)
+
+// The derived tables (lsnode_closures, lsnode_idempotency, lsnode_owed)
+// are functions of the op set alone: indexEvent may see ops in any order
+// and any number of times and leaves the same rows. That is what makes
+// owed sets and duplicate resolution identical on every converged replica.
+
+// indexEvent maintains the derived tables for one stored event.
+func indexEvent(ctx context.Context, tx *sql.Tx, e Event) error {
+	client, ext, err := splitMetadata(e.Metadata)
+	if err != nil {
+		client, ext = map[string]any{}, extension{} // unparsable metadata reads as {}
+	}
+	if rules.IsTerminal(e.Status) {
+		ackOf, _ := client["ack_of"].(string)
+		if err := recordClosure(ctx, tx, e, ackOf, ext); err != nil {
+			return err
+		}
+	}
+	if ext.Idem != "" {
+		if err := recordIdempotency(ctx, tx, "event", e.FromAgent, ext.Idem, e.ID, rankOf(e.HLC, e.OriginReplica, e.ID)); err != nil {
+			return err
+		}
+	}
+	return maybeOwe(ctx, tx, e)
+}
+
+// indexArtifact records an artifact's idempotency key, if any.
+func indexArtifact(ctx context.Context, tx *sql.Tx, a Artifact) error {
+	_, ext, err := splitMetadata(a.Metadata)
+	if err != nil || ext.Idem == "" {
+		return nil
+	}
+	return recordIdempotency(ctx, tx, "artifact", a.CreatedBy, ext.Idem, a.ID, rankOf(a.CreatedAt, a.OriginReplica, a.ID))
+}
+
+// rankOf orders concurrent writes under one idempotency key: the lowest
+// (hlc, origin_replica) is canonical everywhere.
+func rankOf(stamp, origin, id string) string { return stamp + " " + origin + " " + id }
+
+func recordClosure(ctx context.Context, tx *sql.Tx, r Event, ackOf string, ext extension) error {
+	var ctxJSON any
+	if ext.Ctx != nil {
+		b, err := json.Marshal(ext.Ctx)
+		if err != nil {
+			return fmt.Errorf("encode causal context: %w", err)
+		}
+		ctxJSON = string(b)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_closures (event_id, agent, ack_of, correlation_id, hlc, ctx_json)
+VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.CorrelationID), r.HLC, ctxJSON); err != nil {
+		return fmt.Errorf("record closure %s: %w", r.ID, err)
+	}
+	if ackOf != "" {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE agent = ? AND event_id = ?`, r.FromAgent, ackOf); err != nil {
+			return fmt.Errorf("close acked event: %w", err)
+		}
+	}
+	if r.CorrelationID == "" {
+		return nil
+	}
+	after := `? > e.hlc`
+	arg := any(r.HLC)
+	if ctxJSON != nil {
+		after = `coalesce(json_extract(?, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq`
+		arg = ctxJSON
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE agent = ? AND event_id IN (
+SELECT e.id FROM events e WHERE e.correlation_id = ? AND e.to_agent = ? AND `+after+`)`,
+		r.FromAgent, r.CorrelationID, r.FromAgent, arg)
+	if err != nil {
+		return fmt.Errorf("close thread %s: %w", r.CorrelationID, err)
+	}
+	return nil
+}
+
+// closedSQL tells whether an event (to_agent ?1, id ?2, correlation ?3,
+// hlc ?4, origin ?5, origin_seq ?6) has a terminal reply from its
+// addressee that came after it (DESIGN.md §3).
+const closedSQL = `SELECT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?1 AND c.ack_of = ?2)
+OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?1 AND c.correlation_id = ?3 AND
+ CASE WHEN c.ctx_json IS NULL THEN c.hlc > ?4
+      ELSE coalesce(json_extract(c.ctx_json, '$."' || ?5 || '"'), 0) >= ?6 END))`
+
+func maybeOwe(ctx context.Context, tx *sql.Tx, e Event) error {
+	if e.ToAgent == "" || e.ToAgent == "*" || e.ToAgent == e.FromAgent {
+		return nil
+	}
+	var dup int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lsnode_idempotency WHERE item_id = ? AND kind = 'event' AND canonical != item_id`, e.ID).Scan(&dup)
+	if err != nil {
+		return fmt.Errorf("check duplicate %s: %w", e.ID, err)
+	}
+	if dup > 0 {
+		return nil
+	}
+	var closed bool
+	if err := tx.QueryRowContext(ctx, closedSQL, e.ToAgent, e.ID, nullable(e.CorrelationID), e.HLC, e.OriginReplica, e.OriginSeq).Scan(&closed); err != nil {
+		return fmt.Errorf("check closed %s: %w", e.ID, err)
+	}
+	if closed {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq)
+VALUES (?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e.OriginSeq)
+	if err != nil {
+		return fmt.Errorf("record owed %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// recordIdempotency adds one write under (kind, agent, key) and re-elects
+// the canonical one; events that lose are no longer owed by anyone.
+func recordIdempotency(ctx context.Context, tx *sql.Tx, kind, agent, key, id, rank string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_idempotency (kind, from_agent, key, item_id, rank, canonical)
+VALUES (?, ?, ?, ?, ?, ?)`, kind, agent, key, id, rank, id); err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE lsnode_idempotency SET canonical = (
+SELECT item_id FROM lsnode_idempotency WHERE kind = ?1 AND from_agent = ?2 AND key = ?3 ORDER BY rank LIMIT 1)
+WHERE kind = ?1 AND from_agent = ?2 AND key = ?3`, kind, agent, key); err != nil {
+		return fmt.Errorf("elect canonical write: %w", err)
+	}
+	if kind != "event" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE event_id IN (
+SELECT item_id FROM lsnode_idempotency WHERE kind = 'event' AND from_agent = ? AND key = ? AND canonical != item_id)`, agent, key)
+	if err != nil {
+		return fmt.Errorf("drop duplicate owed: %w", err)
+	}
+	return nil
+}
+
+// canonicalFor returns the canonical item id under (kind, agent, key).
+func canonicalFor(ctx context.Context, q querier, kind, agent, key string) (string, bool, error) {
+	var id string
+	err := q.QueryRowContext(ctx, `SELECT canonical FROM lsnode_idempotency WHERE kind = ? AND from_agent = ? AND key = ? LIMIT 1`,
+		kind, agent, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("look up idempotency key: %w", err)
+	}
+	return id, true, nil
+}
+
+func (s *Store) idempotentEvent(w *writeTx, agent, key string) (Event, bool, error) {
+	id, ok, err := canonicalFor(w.ctx, w.tx, "event", agent, key)
+	if err != nil || !ok {
+		return Event{}, false, err
+	}
+	evs, err := queryEvents(w.ctx, w.tx, `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
+	if err != nil || len(evs) == 0 {
+		return Event{}, false, err
+	}
+	return evs[0], true, nil
+}
+
+func (s *Store) idempotentArtifact(w *writeTx, agent, key string) (Artifact, bool, error) {
+	id, ok, err := canonicalFor(w.ctx, w.tx, "artifact", agent, key)
+	if err != nil || !ok {
+		return Artifact{}, false, err
+	}
+	a, err := getArtifact(w.ctx, w.tx, id)
+	return a, err == nil, err
+}
+
+// threadContext is the causal context recorded with an event that has a
+// status: the writer's version vector restricted to the origins that have
+// events in the correlation thread (DESIGN.md §3).
+func threadContext(w *writeTx, corr string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if corr == "" {
+		return out, nil
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT DISTINCT origin_replica FROM events WHERE correlation_id = ?`, corr)
+	if err != nil {
+		return nil, fmt.Errorf("read thread origins: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var origin string
+		if err := rows.Scan(&origin); err != nil {
+			return nil, fmt.Errorf("read thread origins: %w", err)
+		}
+		out[origin] = w.top(origin)
+	}
+	return out, rows.Err()
+}
+
+// indexNewEvents indexes events and artifacts stored since the last
+// indexing, e.g. by a Python hub that wrote to this file. Indexing is
+// idempotent, so a crash between a commit and the watermark update only
+// costs a re-index.
+func indexNewEvents(ctx context.Context, tx *sql.Tx) error {
+	from, err := watermark(ctx, tx, "indexed_event_rowid")
+	if err != nil {
+		return err
+	}
+	evs, err := queryEvents(ctx, tx, `SELECT `+eventColumns+` FROM events WHERE rowid > ? ORDER BY rowid`, from)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if err := indexEvent(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	artFrom, err := watermark(ctx, tx, "indexed_artifact_rowid")
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, created_by, created_at, coalesce(origin_replica, ''), metadata_json FROM artifacts WHERE rowid > ? ORDER BY rowid`, artFrom)
+	if err != nil {
+		return fmt.Errorf("scan artifacts: %w", err)
+	}
+	var arts []Artifact
+	for rows.Next() {
+		var a Artifact
+		var meta string
+		if err := rows.Scan(&a.ID, &a.CreatedBy, &a.CreatedAt, &a.OriginReplica, &meta); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan artifact: %w", err)
+		}
+		a.Metadata = []byte(meta)
+		arts = append(arts, a)
+	}
+	rows.Close()
+	for _, a := range arts {
+		if err := indexArtifact(ctx, tx, a); err != nil {
+			return err
+		}
+	}
+	return saveWatermarks(ctx, tx)
+}
+
+func watermark(ctx context.Context, q querier, key string) (int64, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM lsnode_meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	return n, nil
+}
+
+// saveWatermarks records that everything stored so far is indexed.
+func saveWatermarks(ctx context.Context, q querier) error {
+	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO lsnode_meta (key, value)
+SELECT 'indexed_event_rowid', coalesce(max(rowid), 0) FROM events
+UNION ALL SELECT 'indexed_artifact_rowid', coalesce(max(rowid), 0) FROM artifacts`)
+	if err != nil {
+		return fmt.Errorf("save index watermarks: %w", err)
+	}
+	return nil
+}

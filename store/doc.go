@@ -1,0 +1,25 @@
+// Package store is the coordination log on SQLite: the Python hub's tables
+// (events, artifacts, event_artifacts) plus lsnode's additive lsnode_*
+// tables, local writes with the hub's validation rules and error texts,
+// reads (list, wait, owed), the version vector, op ranges per origin, and
+// the idempotent, validated apply of remote batches.
+//
+// The package knows nothing of networks: no HTTP, no gRPC. Callers pass
+// time in through an hlc.WallClock.
+//
+// Guarantees (see DESIGN.md §2):
+//   - Every origin's ops are held as a prefix in origin order. A remote op is
+//     applied only when it extends that prefix (its PrevSeq equals the held
+//     top), so a hole is never created; a skipped op is fetched again later.
+//   - Local ops are numbered 1, 2, 3, ... with no gaps.
+//   - Applying a batch twice changes nothing; a different op in a held slot
+//     is quarantined, never overwritten and never silently dropped.
+//   - All local writes go through one writer goroutine that groups
+//     concurrent requests into one transaction (group commit); each request
+//     runs in its own savepoint, so one caller's failure never fails another.
+//   - HLC stamps are issued inside the writer, so hlc order and local
+//     origin_seq order agree.
+//
+// Lock order: Store.mu (in-memory version vector) is never held across a
+// database call; the writer goroutine is the only writer connection.
+package store

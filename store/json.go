@@ -1,0 +1,247 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// MarshalJSON renders the event dict of wire §1.7, keys in the Python
+// hub's order, "" optional fields as null, metadata as an object.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	field := func(k string, v []byte) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	field("id", jsonString(e.ID))
+	field("seq", []byte(strconv.FormatInt(e.Seq, 10)))
+	field("origin_replica", jsonString(e.OriginReplica))
+	field("origin_seq", []byte(strconv.FormatInt(e.OriginSeq, 10)))
+	field("hlc", jsonString(e.HLC))
+	field("type", jsonString(e.Type))
+	field("stream", jsonString(e.Stream))
+	field("room", jsonString(e.Room))
+	field("topic", jsonNullable(e.Topic))
+	field("from_agent", jsonString(e.FromAgent))
+	field("to_agent", jsonNullable(e.ToAgent))
+	field("correlation_id", jsonNullable(e.CorrelationID))
+	field("branch", jsonNullable(e.Branch))
+	field("base_commit", jsonNullable(e.BaseCommit))
+	field("status", jsonNullable(e.Status))
+	ids := e.ArtifactIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	idsJSON, err := marshalNoEscape(ids)
+	if err != nil {
+		return nil, err
+	}
+	field("artifact_ids", idsJSON)
+	field("body", jsonString(e.Body))
+	field("created_at", jsonString(e.CreatedAt))
+	field("metadata", metadataObject(e.Metadata))
+	if e.BodyTruncated {
+		field("body_truncated", []byte("true"))
+		field("body_length", []byte(strconv.Itoa(e.BodyLength)))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// eventWire is the tolerant decoding shape of an event dict: nulls and
+// absent keys become "", metadata stays raw until validation.
+type eventWire struct {
+	ID            *string         `json:"id"`
+	Seq           json.Number     `json:"seq"`
+	OriginReplica *string         `json:"origin_replica"`
+	OriginSeq     json.Number     `json:"origin_seq"`
+	HLC           *string         `json:"hlc"`
+	Type          *string         `json:"type"`
+	Stream        *string         `json:"stream"`
+	Room          *string         `json:"room"`
+	Topic         *string         `json:"topic"`
+	FromAgent     *string         `json:"from_agent"`
+	ToAgent       *string         `json:"to_agent"`
+	CorrelationID *string         `json:"correlation_id"`
+	Branch        *string         `json:"branch"`
+	BaseCommit    *string         `json:"base_commit"`
+	Status        *string         `json:"status"`
+	ArtifactIDs   []string        `json:"artifact_ids"`
+	Body          *string         `json:"body"`
+	CreatedAt     *string         `json:"created_at"`
+	Metadata      json.RawMessage `json:"metadata"`
+}
+
+// UnmarshalJSON accepts an event dict as the Python hub or lsnode serves
+// it. It checks only JSON types; ApplyBatch validates the content.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var w eventWire
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&w); err != nil {
+		return fmt.Errorf("decode event: %w", err)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	num := func(n json.Number, name string) (int64, error) {
+		if n == "" {
+			return 0, nil
+		}
+		v, err := n.Int64()
+		if err != nil {
+			return 0, fmt.Errorf("decode event: %s %q is not an integer", name, n)
+		}
+		return v, nil
+	}
+	seq, err := num(w.Seq, "seq")
+	if err != nil {
+		return err
+	}
+	originSeq, err := num(w.OriginSeq, "origin_seq")
+	if err != nil {
+		return err
+	}
+	meta := w.Metadata
+	if len(meta) == 0 || bytes.Equal(meta, []byte("null")) {
+		meta = nil
+	}
+	*e = Event{
+		ID: str(w.ID), Seq: seq, OriginReplica: str(w.OriginReplica), OriginSeq: originSeq,
+		HLC: str(w.HLC), Type: str(w.Type), Stream: str(w.Stream), Room: str(w.Room),
+		Topic: str(w.Topic), FromAgent: str(w.FromAgent), ToAgent: str(w.ToAgent),
+		CorrelationID: str(w.CorrelationID), Branch: str(w.Branch), BaseCommit: str(w.BaseCommit),
+		Status: str(w.Status), ArtifactIDs: w.ArtifactIDs, Body: str(w.Body),
+		CreatedAt: str(w.CreatedAt), Metadata: meta,
+	}
+	return nil
+}
+
+// MarshalJSON renders the artifact "get" record of wire §1.8.
+func (a Artifact) MarshalJSON() ([]byte, error) {
+	return marshalOrdered([]kv{
+		{"id", jsonString(a.ID)}, {"kind", jsonString(a.Kind)}, {"sha256", jsonString(a.SHA256)},
+		{"size_bytes", []byte(strconv.FormatInt(a.SizeBytes, 10))}, {"content", jsonString(a.Content)},
+		{"created_by", jsonString(a.CreatedBy)}, {"created_at", jsonString(a.CreatedAt)},
+		{"origin_replica", jsonNullable(a.OriginReplica)}, {"metadata", metadataObject(a.Metadata)},
+	}), nil
+}
+
+// UnmarshalJSON accepts an artifact "get" record.
+func (a *Artifact) UnmarshalJSON(data []byte) error {
+	var w struct {
+		ID            *string         `json:"id"`
+		Kind          *string         `json:"kind"`
+		SHA256        *string         `json:"sha256"`
+		SizeBytes     json.Number     `json:"size_bytes"`
+		Content       *string         `json:"content"`
+		CreatedBy     *string         `json:"created_by"`
+		CreatedAt     *string         `json:"created_at"`
+		OriginReplica *string         `json:"origin_replica"`
+		Metadata      json.RawMessage `json:"metadata"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&w); err != nil {
+		return fmt.Errorf("decode artifact: %w", err)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	size, _ := w.SizeBytes.Int64() // recomputed from content on apply
+	meta := w.Metadata
+	if len(meta) == 0 || bytes.Equal(meta, []byte("null")) {
+		meta = nil
+	}
+	*a = Artifact{ID: str(w.ID), Kind: str(w.Kind), SHA256: str(w.SHA256), SizeBytes: size,
+		Content: str(w.Content), CreatedBy: str(w.CreatedBy), CreatedAt: str(w.CreatedAt),
+		OriginReplica: str(w.OriginReplica), Metadata: meta}
+	return nil
+}
+
+// PutRecord is the artifact record returned by a put: no content, and
+// patch warnings only when there are some.
+func (a Artifact) PutRecord() json.Marshaler { return putRecord(a) }
+
+type putRecord Artifact
+
+func (p putRecord) MarshalJSON() ([]byte, error) {
+	fields := []kv{
+		{"id", jsonString(p.ID)}, {"kind", jsonString(p.Kind)}, {"sha256", jsonString(p.SHA256)},
+		{"size_bytes", []byte(strconv.FormatInt(p.SizeBytes, 10))},
+		{"created_by", jsonString(p.CreatedBy)}, {"created_at", jsonString(p.CreatedAt)},
+		{"origin_replica", jsonNullable(p.OriginReplica)},
+	}
+	if len(p.Warnings) > 0 {
+		w, err := marshalNoEscape(p.Warnings)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, kv{"warnings", w})
+	}
+	return marshalOrdered(fields), nil
+}
+
+type kv struct {
+	k string
+	v []byte
+}
+
+func marshalOrdered(fields []kv) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(f.k))
+		b.WriteByte(':')
+		b.Write(f.v)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func jsonString(s string) []byte {
+	out, _ := marshalNoEscape(s) // a string always encodes
+	return out
+}
+
+func jsonNullable(s string) []byte {
+	if s == "" {
+		return []byte("null")
+	}
+	return jsonString(s)
+}
+
+// metadataObject embeds stored metadata; unparsable text reads as {} as
+// in the Python hub.
+func metadataObject(raw json.RawMessage) []byte {
+	if len(raw) == 0 || !json.Valid(raw) || bytes.TrimSpace(raw)[0] != '{' {
+		return []byte("{}")
+	}
+	return raw
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// metrics are the store's collectors, registered on the injected
+// registerer (none when it is nil).
+type metrics struct {
+	appendSeconds       *prometheus.HistogramVec
+	batchSize           prometheus.Histogram
+	commitSeconds       prometheus.Histogram
+	applied             *prometheus.CounterVec
+	quarantined         *prometheus.CounterVec
+	applyDelay          prometheus.Histogram
+	origins             prometheus.Gauge
+	subscriptionsLagged prometheus.Counter
+	sharedNames         prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	f := promauto.With(reg)
+	return &metrics{
+		appendSeconds: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "lsnode_store_append_duration_seconds", Help: "Local append latency, queueing and commit included.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}, []string{"result"}),
+		batchSize: f.NewHistogram(prometheus.HistogramOpts{
+			Name: "lsnode_store_group_commit_batch_size", Help: "Writes sharing one transaction.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+		}),
+		commitSeconds: f.NewHistogram(prometheus.HistogramOpts{
+			Name: "lsnode_store_commit_duration_seconds", Help: "Time to run and commit one write batch.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		applied: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_store_remote_ops_total", Help: "Remote ops by outcome of apply.",
+		}, []string{"outcome"}),
+		quarantined: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_store_quarantined_total", Help: "Remote items refused, by reason.",
+		}, []string{"reason"}),
+		applyDelay: f.NewHistogram(prometheus.HistogramOpts{
+			Name: "lsnode_store_apply_delay_seconds", Help: "Origin HLC wall time to local commit of applied ops.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}),
+		origins: f.NewGauge(prometheus.GaugeOpts{
+			Name: "lsnode_store_origins", Help: "Origins in the version vector.",
+		}),
+		subscriptionsLagged: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_store_subscriptions_lagged_total", Help: "Op subscriptions dropped for falling behind.",
+		}),
+		sharedNames: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_store_shared_agent_name_writes_total", Help: "Local writes by an agent name seen writing through another replica recently.",
+		}),
+	}
+}
+
+func (m *metrics) observeAppend(start, end time.Time, err error) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+		if errors.Is(err, ErrInvalid) {
+			result = "invalid"
+		}
+	}
+	m.appendSeconds.WithLabelValues(result).Observe(end.Sub(start).Seconds())
+}
+
+func (m *metrics) observeApply(r ApplyResult) {
+	m.applied.WithLabelValues("applied").Add(float64(r.Applied))
+	m.applied.WithLabelValues("duplicate").Add(float64(r.Duplicates))
+	m.applied.WithLabelValues("deferred").Add(float64(r.Deferred))
+	m.applied.WithLabelValues("quarantined").Add(float64(r.Quarantined))
+}

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Stats returns counters for status pages and metrics.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.readDB.QueryRowContext(ctx, `SELECT
+ (SELECT coalesce(max(rowid), 0) FROM events),
+ (SELECT count(*) FROM artifacts),
+ (SELECT count(*) FROM lsnode_quarantine)`).Scan(&st.Events, &st.Artifacts, &st.Quarantined)
+	if err != nil {
+		return st, fmt.Errorf("read stats: %w", err)
+	}
+	st.Origins = len(s.VersionVector())
+	for _, name := range []string{DBFile, DBFile + "-wal"} {
+		if fi, err := os.Stat(filepath.Join(s.cfg.Dir, name)); err == nil {
+			st.DiskBytes += fi.Size()
+		}
+	}
+	return st, nil
+}
+
+// Quarantine lists the newest refused remote items.
+func (s *Store) Quarantine(ctx context.Context, limit int) ([]QuarantineEntry, error) {
+	rows, err := s.readDB.QueryContext(ctx, `SELECT id, received_at, coalesce(origin_replica, ''), coalesce(origin_seq, 0),
+coalesce(item_id, ''), reason, detail, payload FROM lsnode_quarantine ORDER BY id DESC LIMIT ?`, clampLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("read quarantine: %w", err)
+	}
+	defer rows.Close()
+	out := []QuarantineEntry{}
+	for rows.Next() {
+		var q QuarantineEntry
+		var payload string
+		if err := rows.Scan(&q.ID, &q.ReceivedAt, &q.OriginReplica, &q.OriginSeq, &q.ItemID, &q.Reason, &q.Detail, &payload); err != nil {
+			return nil, fmt.Errorf("read quarantine: %w", err)
+		}
+		q.Payload = []byte(payload)
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}
+
+// sharedNameWindow is how recently another replica must have carried a
+// write by the same agent name for the name to be flagged as shared.
+const sharedNameWindow = 10 * time.Minute
+
+// sharedName lists the other replicas through which agent wrote within
+// the window: the same name on two devices (RFC 003 §7.7). Errors only
+// cost the warning.
+func (s *Store) sharedName(ctx context.Context, agent string) []string {
+	since := fmt.Sprintf("%013d", s.wall.Now().Add(-sharedNameWindow).UnixMilli())
+	rows, err := s.readDB.QueryContext(ctx, `SELECT DISTINCT origin_replica FROM events
+WHERE from_agent = ? AND hlc > ? AND origin_replica != ?`, agent, since, s.replica)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var origin string
+		if rows.Scan(&origin) == nil {
+			out = append(out, origin)
+		}
+	}
+	if len(out) > 0 {
+		s.metrics.sharedNames.Inc()
+	}
+	return out
+}

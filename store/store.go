@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+
+	"github.com/lsnode/lsnode/hlc"
+)
+
+// DBFile is the name of the log database in a data dir (the Python hub's
+// LOGSTREAM_DB_FILENAME).
+const DBFile = "logstream.sqlite3"
+
+// Config configures Open. The zero value of every field but Dir is usable.
+type Config struct {
+	// Dir is the data dir holding logstream.sqlite3 and replica.json.
+	Dir string
+	// ReplicaID overrides replica.json; "" reads or mints it.
+	ReplicaID string
+	// Wall is the physical clock; nil means hlc.SystemClock{}.
+	Wall hlc.WallClock
+	// MaxClockOffset bounds how far ahead of local wall time a remote stamp
+	// may drag the local clock; 0 means hlc.DefaultMaxOffset.
+	MaxClockOffset time.Duration
+	// SyncFull selects PRAGMA synchronous=FULL (survives power loss) over
+	// the default NORMAL (survives a process crash; WAL).
+	SyncFull bool
+	// ReadOnly refuses every write, local or applied.
+	ReadOnly bool
+	// MaxBatch caps how many queued writes share one transaction (group
+	// commit); 0 means 256.
+	MaxBatch int
+	// Logger receives warnings (quarantined ops, skewed clocks); nil
+	// discards.
+	Logger *slog.Logger
+	// Metrics is where the store registers its collectors; nil registers
+	// nothing.
+	Metrics prometheus.Registerer
+}
+
+// Store is one replica's copy of the log. It is safe for concurrent use.
+type Store struct {
+	cfg     Config
+	replica string
+	clock   *hlc.Clock
+	wall    hlc.WallClock
+	log     *slog.Logger
+	metrics *metrics
+
+	writeDB *sql.DB // one connection, used only by the writer goroutine
+	readDB  *sql.DB // a pool of read connections
+
+	writes chan *writeReq
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu struct {
+		sync.Mutex
+		vv      map[string]int64 // committed version vector
+		changed chan struct{}    // closed at the next commit
+		subs    map[*Subscription]struct{}
+		closed  bool
+	}
+	closeOnce sync.Once
+}
+
+// Open opens (creating if needed) the log in cfg.Dir, migrates a file of
+// any era to the current schema, seeds the clock and starts the writer.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("store: Config.Dir is required")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if cfg.Wall == nil {
+		cfg.Wall = hlc.SystemClock{}
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 256
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	replica := cfg.ReplicaID
+	if replica == "" {
+		id, err := LoadOrMintReplicaID(cfg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		replica = id
+	} else if !ValidReplicaID(replica) {
+		return nil, fmt.Errorf("store: invalid replica id %q", replica)
+	}
+	s := &Store{
+		cfg:     cfg,
+		replica: replica,
+		wall:    cfg.Wall,
+		log:     cfg.Logger.With("component", "store"),
+		metrics: newMetrics(cfg.Metrics),
+		writes:  make(chan *writeReq, cfg.MaxBatch),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	if err := s.openDBs(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.load(ctx); err != nil {
+		s.writeDB.Close()
+		s.readDB.Close()
+		return nil, err
+	}
+	go s.runWriter()
+	return s, nil
+}
+
+func (s *Store) openDBs(ctx context.Context) error {
+	path := filepath.Join(s.cfg.Dir, DBFile)
+	syncMode := "NORMAL"
+	if s.cfg.SyncFull {
+		syncMode = "FULL"
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_txlock=immediate", path, syncMode)
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := migrate(ctx, w, s.replica); err != nil {
+		w.Close()
+		return fmt.Errorf("migrate %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=query_only(1)", path))
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s.writeDB, s.readDB = w, r
+	return nil
+}
+
+// load reads the version vector and seeds the clock from the stored
+// stamps: our own newest stamp unconditionally (never issue at or below a
+// stamp we issued), others' only within the skew bound.
+func (s *Store) load(ctx context.Context) error {
+	vv, err := queryVersionVector(ctx, s.readDB)
+	if err != nil {
+		return err
+	}
+	s.clock = hlc.NewClock(s.wall, s.replica, s.cfg.MaxClockOffset)
+	var own, other sql.NullString
+	if err := s.readDB.QueryRowContext(ctx, `SELECT max(hlc) FROM events WHERE origin_replica = ?`, s.replica).Scan(&own); err != nil {
+		return fmt.Errorf("read own newest stamp: %w", err)
+	}
+	if err := s.readDB.QueryRowContext(ctx, `SELECT max(hlc) FROM events WHERE origin_replica != ?`, s.replica).Scan(&other); err != nil {
+		return fmt.Errorf("read newest stamp: %w", err)
+	}
+	if ts, err := hlc.Parse(own.String); own.Valid && err == nil {
+		s.clock.SeedOwn(ts)
+	}
+	if ts, err := hlc.Parse(other.String); other.Valid && err == nil {
+		s.clock.Observe(ts)
+	}
+	s.mu.vv = vv
+	s.mu.changed = make(chan struct{})
+	s.mu.subs = make(map[*Subscription]struct{})
+	s.metrics.origins.Set(float64(len(vv)))
+	return nil
+}
+
+func queryVersionVector(ctx context.Context, db *sql.DB) (map[string]int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT origin_replica, max(top) FROM (
+  SELECT origin_replica, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica
+  UNION ALL
+  SELECT origin_replica, max(origin_seq) FROM lsnode_quarantine WHERE advanced = 1 GROUP BY origin_replica)
+GROUP BY origin_replica`)
+	if err != nil {
+		return nil, fmt.Errorf("read version vector: %w", err)
+	}
+	defer rows.Close()
+	vv := make(map[string]int64)
+	for rows.Next() {
+		var origin string
+		var top int64
+		if err := rows.Scan(&origin, &top); err != nil {
+			return nil, fmt.Errorf("read version vector: %w", err)
+		}
+		vv[origin] = top
+	}
+	return vv, rows.Err()
+}
+
+// Close stops the writer after the writes already queued, closes every
+// subscription and closes the database.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.mu.closed = true
+		s.mu.Unlock()
+		close(s.stop)
+		<-s.done
+		s.mu.Lock()
+		for sub := range s.mu.subs {
+			sub.closeLocked()
+		}
+		s.mu.subs = nil
+		s.mu.Unlock()
+		err = errors.Join(s.readDB.Close(), s.writeDB.Close())
+	})
+	return err
+}
+
+// ReplicaID is this replica's identity.
+func (s *Store) ReplicaID() string { return s.replica }
+
+// Clock is the store's hybrid logical clock.
+func (s *Store) Clock() *hlc.Clock { return s.clock }
+
+// VersionVector returns a copy of the committed version vector.
+func (s *Store) VersionVector() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.mu.vv))
+	for k, v := range s.mu.vv {
+		out[k] = v
+	}
+	return out
+}
+
+// Changed returns a channel that is closed at the next commit.
+func (s *Store) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.changed
+}

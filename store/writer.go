@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// writeReq is one caller's unit of work for the writer goroutine. fn runs
+// inside the batch transaction, within its own savepoint.
+type writeReq struct {
+	ctx  context.Context
+	fn   func(w *writeTx) error
+	done chan error
+}
+
+// writeTx is what a write function sees: the batch transaction, the
+// version vector as of the writes before it in the batch, and the ops it
+// commits (published to subscribers after the commit).
+type writeTx struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	s       *Store
+	touched map[string]int64 // version vector entries changed in this batch
+	undo    map[string]int64 // previous values of entries changed by the current request (-1: absent)
+	ops     []Op
+}
+
+// top is the version vector entry for origin as of this point in the batch.
+func (w *writeTx) top(origin string) int64 {
+	if v, ok := w.touched[origin]; ok {
+		return v
+	}
+	return w.s.mu.vv[origin] // only the writer goroutine mutates vv
+}
+
+// advance records that op now ends its origin's prefix.
+func (w *writeTx) advance(op Op) {
+	w.advanceSlot(op.Event.OriginReplica, op.Event.OriginSeq)
+	w.ops = append(w.ops, op)
+}
+
+// advanceSlot moves origin's prefix to seq.
+func (w *writeTx) advanceSlot(origin string, seq int64) {
+	if _, saved := w.undo[origin]; !saved {
+		prev, ok := w.touched[origin]
+		if !ok {
+			prev = -1
+		}
+		w.undo[origin] = prev
+	}
+	w.touched[origin] = seq
+}
+
+// rollbackRequest forgets the in-memory effects of the current request.
+func (w *writeTx) rollbackRequest(opsMark int) {
+	for origin, prev := range w.undo {
+		if prev < 0 {
+			delete(w.touched, origin)
+		} else {
+			w.touched[origin] = prev
+		}
+	}
+	w.ops = w.ops[:opsMark]
+}
+
+// write runs fn on the writer goroutine and waits for its commit. Once
+// queued, a write is waited for even if ctx ends: its outcome must be
+// known, because a committed write is an acknowledged one.
+func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
+	if s.cfg.ReadOnly {
+		return ErrReadOnly
+	}
+	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	s.mu.Lock()
+	closed := s.mu.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	select {
+	case s.writes <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.stop:
+		return ErrClosed
+	}
+	return <-req.done
+}
+
+// runWriter is the single writer goroutine: it takes every queued request,
+// runs them in one transaction and commits once (group commit).
+func (s *Store) runWriter() {
+	defer close(s.done)
+	for {
+		var first *writeReq
+		select {
+		case first = <-s.writes:
+		case <-s.stop:
+			s.drainOnStop()
+			return
+		}
+		s.runBatch(s.collect(first))
+	}
+}
+
+// drainOnStop completes requests queued before Close.
+func (s *Store) drainOnStop() {
+	for {
+		select {
+		case req := <-s.writes:
+			s.runBatch(s.collect(req))
+		default:
+			return
+		}
+	}
+}
+
+func (s *Store) collect(first *writeReq) []*writeReq {
+	batch := []*writeReq{first}
+	for len(batch) < s.cfg.MaxBatch {
+		select {
+		case req := <-s.writes:
+			batch = append(batch, req)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (s *Store) runBatch(batch []*writeReq) {
+	start := s.wall.Now()
+	errs := make([]error, len(batch))
+	w, err := s.execBatch(batch, errs)
+	if err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	} else {
+		s.publish(w)
+	}
+	s.metrics.batchSize.Observe(float64(len(batch)))
+	s.metrics.commitSeconds.Observe(s.wall.Now().Sub(start).Seconds())
+	for i, req := range batch {
+		req.done <- errs[i]
+	}
+}
+
+// execBatch runs every request in its own savepoint of one transaction.
+// errs receives each request's own error; the returned error is the
+// transaction's (begin or commit), which fails every request.
+func (s *Store) execBatch(batch []*writeReq, errs []error) (*writeTx, error) {
+	ctx := context.Background()
+	tx, err := s.writeDB.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
+	for i, req := range batch {
+		if err := req.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		errs[i] = s.execOne(w, req)
+	}
+	if err := saveWatermarks(ctx, tx); err != nil {
+		tx.Rollback() //nolint:errcheck // the watermark error is the one to report
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		tx.Rollback() //nolint:errcheck // the commit error is the one to report
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return w, nil
+}
+
+func (s *Store) execOne(w *writeTx, req *writeReq) error {
+	if _, err := w.tx.Exec("SAVEPOINT req"); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	w.undo = map[string]int64{}
+	mark := len(w.ops)
+	err := req.fn(w)
+	if err != nil {
+		w.rollbackRequest(mark)
+		if _, rbErr := w.tx.Exec("ROLLBACK TO req"); rbErr != nil {
+			return errors.Join(err, fmt.Errorf("rollback savepoint: %w", rbErr))
+		}
+	}
+	if _, relErr := w.tx.Exec("RELEASE req"); relErr != nil {
+		return errors.Join(err, fmt.Errorf("release savepoint: %w", relErr))
+	}
+	return err
+}
+
+// publish makes a committed batch visible: version vector, waiters,
+// subscribers.
+func (s *Store) publish(w *writeTx) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for origin, top := range w.touched {
+		s.mu.vv[origin] = top
+	}
+	close(s.mu.changed)
+	s.mu.changed = make(chan struct{})
+	if len(w.ops) > 0 {
+		s.fanOutLocked(w.ops)
+	}
+	s.metrics.origins.Set(float64(len(s.mu.vv)))
+}
