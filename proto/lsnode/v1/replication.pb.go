@@ -40,7 +40,6 @@ type Frame struct {
 	//	*Frame_Vector
 	//	*Frame_Pull
 	//	*Frame_Batch
-	//	*Frame_Follow
 	Kind          isFrame_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -137,15 +136,6 @@ func (x *Frame) GetBatch() *Batch {
 	return nil
 }
 
-func (x *Frame) GetFollow() *Follow {
-	if x != nil {
-		if x, ok := x.Kind.(*Frame_Follow); ok {
-			return x.Follow
-		}
-	}
-	return nil
-}
-
 type isFrame_Kind interface {
 	isFrame_Kind()
 }
@@ -174,10 +164,6 @@ type Frame_Batch struct {
 	Batch *Batch `protobuf:"bytes,6,opt,name=batch,proto3,oneof"`
 }
 
-type Frame_Follow struct {
-	Follow *Follow `protobuf:"bytes,7,opt,name=follow,proto3,oneof"`
-}
-
 func (*Frame_Hello) isFrame_Kind() {}
 
 func (*Frame_Digest) isFrame_Kind() {}
@@ -189,8 +175,6 @@ func (*Frame_Vector) isFrame_Kind() {}
 func (*Frame_Pull) isFrame_Kind() {}
 
 func (*Frame_Batch) isFrame_Kind() {}
-
-func (*Frame_Follow) isFrame_Kind() {}
 
 // Hello opens a session. Times are Unix nanoseconds of the sender's wall
 // clock; echo_unix_nanos repeats the peer's sent_at so the peer can measure
@@ -299,7 +283,8 @@ type Digest struct {
 	SentUnixNanos int64                  `protobuf:"varint,3,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	// The offset the sender last measured (peer minus sender), nanoseconds.
 	OffsetNanos int64 `protobuf:"zigzag64,4,opt,name=offset_nanos,json=offsetNanos,proto3" json:"offset_nanos,omitempty"`
-	// The sender is caught up and wants new ops pushed to it.
+	// The sender is caught up and wants new ops pushed to it. Every Digest,
+	// DigestReply and Vector restates it, so a lost frame is harmless.
 	Follow        bool `protobuf:"varint,5,opt,name=follow,proto3" json:"follow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -376,6 +361,7 @@ type DigestReply struct {
 	Round         uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
 	EchoUnixNanos int64                  `protobuf:"varint,2,opt,name=echo_unix_nanos,json=echoUnixNanos,proto3" json:"echo_unix_nanos,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,3,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
+	Follow        bool                   `protobuf:"varint,4,opt,name=follow,proto3" json:"follow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -431,6 +417,13 @@ func (x *DigestReply) GetSentUnixNanos() int64 {
 	return 0
 }
 
+func (x *DigestReply) GetFollow() bool {
+	if x != nil {
+		return x.Follow
+	}
+	return false
+}
+
 // Vector answers a Digest whose hash differed (reply = true asks the peer
 // for its own Vector back), or answers such a Vector (reply = false).
 type Vector struct {
@@ -440,6 +433,7 @@ type Vector struct {
 	Reply         bool                   `protobuf:"varint,3,opt,name=reply,proto3" json:"reply,omitempty"`
 	EchoUnixNanos int64                  `protobuf:"varint,4,opt,name=echo_unix_nanos,json=echoUnixNanos,proto3" json:"echo_unix_nanos,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,5,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
+	Follow        bool                   `protobuf:"varint,6,opt,name=follow,proto3" json:"follow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -507,6 +501,13 @@ func (x *Vector) GetSentUnixNanos() int64 {
 		return x.SentUnixNanos
 	}
 	return 0
+}
+
+func (x *Vector) GetFollow() bool {
+	if x != nil {
+		return x.Follow
+	}
+	return false
 }
 
 // VectorEntry is one origin of a version vector.
@@ -705,51 +706,6 @@ func (x *Batch) GetMore() bool {
 	return false
 }
 
-// Follow asks the peer to push new ops (on = true) or to stop.
-type Follow struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	On            bool                   `protobuf:"varint,1,opt,name=on,proto3" json:"on,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Follow) Reset() {
-	*x = Follow{}
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Follow) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Follow) ProtoMessage() {}
-
-func (x *Follow) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Follow.ProtoReflect.Descriptor instead.
-func (*Follow) Descriptor() ([]byte, []int) {
-	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{8}
-}
-
-func (x *Follow) GetOn() bool {
-	if x != nil {
-		return x.On
-	}
-	return false
-}
-
 // Op is an event of the log as it travels between replicas. Empty strings
 // stand for null. prev_seq is the origin_seq of the op before it in the
 // sender's log for the same origin (0 for the first).
@@ -781,7 +737,7 @@ type Op struct {
 
 func (x *Op) Reset() {
 	*x = Op{}
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -793,7 +749,7 @@ func (x *Op) String() string {
 func (*Op) ProtoMessage() {}
 
 func (x *Op) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -806,7 +762,7 @@ func (x *Op) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Op.ProtoReflect.Descriptor instead.
 func (*Op) Descriptor() ([]byte, []int) {
-	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{9}
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Op) GetId() string {
@@ -960,7 +916,7 @@ type Artifact struct {
 
 func (x *Artifact) Reset() {
 	*x = Artifact{}
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[10]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +928,7 @@ func (x *Artifact) String() string {
 func (*Artifact) ProtoMessage() {}
 
 func (x *Artifact) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[10]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +941,7 @@ func (x *Artifact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
 func (*Artifact) Descriptor() ([]byte, []int) {
-	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{10}
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Artifact) GetId() string {
@@ -1055,15 +1011,14 @@ var File_proto_lsnode_v1_replication_proto protoreflect.FileDescriptor
 
 const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\n" +
-	"!proto/lsnode/v1/replication.proto\x12\tlsnode.v1\"\xce\x02\n" +
+	"!proto/lsnode/v1/replication.proto\x12\tlsnode.v1\"\xa1\x02\n" +
 	"\x05Frame\x12(\n" +
 	"\x05hello\x18\x01 \x01(\v2\x10.lsnode.v1.HelloH\x00R\x05hello\x12+\n" +
 	"\x06digest\x18\x02 \x01(\v2\x11.lsnode.v1.DigestH\x00R\x06digest\x12;\n" +
 	"\fdigest_reply\x18\x03 \x01(\v2\x16.lsnode.v1.DigestReplyH\x00R\vdigestReply\x12+\n" +
 	"\x06vector\x18\x04 \x01(\v2\x11.lsnode.v1.VectorH\x00R\x06vector\x12%\n" +
 	"\x04pull\x18\x05 \x01(\v2\x0f.lsnode.v1.PullH\x00R\x04pull\x12(\n" +
-	"\x05batch\x18\x06 \x01(\v2\x10.lsnode.v1.BatchH\x00R\x05batch\x12+\n" +
-	"\x06follow\x18\a \x01(\v2\x11.lsnode.v1.FollowH\x00R\x06followB\x06\n" +
+	"\x05batch\x18\x06 \x01(\v2\x10.lsnode.v1.BatchH\x00R\x05batchB\x06\n" +
 	"\x04kind\"\xa2\x02\n" +
 	"\x05Hello\x12\x1d\n" +
 	"\n" +
@@ -1080,17 +1035,19 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x04hash\x18\x02 \x01(\fR\x04hash\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12!\n" +
 	"\foffset_nanos\x18\x04 \x01(\x12R\voffsetNanos\x12\x16\n" +
-	"\x06follow\x18\x05 \x01(\bR\x06follow\"s\n" +
+	"\x06follow\x18\x05 \x01(\bR\x06follow\"\x8b\x01\n" +
 	"\vDigestReply\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12&\n" +
 	"\x0fecho_unix_nanos\x18\x02 \x01(\x03R\rechoUnixNanos\x12&\n" +
-	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\"\xb6\x01\n" +
+	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
+	"\x06follow\x18\x04 \x01(\bR\x06follow\"\xce\x01\n" +
 	"\x06Vector\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x120\n" +
 	"\aentries\x18\x02 \x03(\v2\x16.lsnode.v1.VectorEntryR\aentries\x12\x14\n" +
 	"\x05reply\x18\x03 \x01(\bR\x05reply\x12&\n" +
 	"\x0fecho_unix_nanos\x18\x04 \x01(\x03R\rechoUnixNanos\x12&\n" +
-	"\x0fsent_unix_nanos\x18\x05 \x01(\x03R\rsentUnixNanos\"7\n" +
+	"\x0fsent_unix_nanos\x18\x05 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
+	"\x06follow\x18\x06 \x01(\bR\x06follow\"7\n" +
 	"\vVectorEntry\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\"e\n" +
@@ -1104,9 +1061,7 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\tartifacts\x18\x02 \x03(\v2\x13.lsnode.v1.ArtifactR\tartifacts\x12\x1f\n" +
 	"\x03ops\x18\x03 \x03(\v2\r.lsnode.v1.OpR\x03ops\x12\x12\n" +
 	"\x04last\x18\x04 \x01(\bR\x04last\x12\x12\n" +
-	"\x04more\x18\x05 \x01(\bR\x04more\"\x18\n" +
-	"\x06Follow\x12\x0e\n" +
-	"\x02on\x18\x01 \x01(\bR\x02on\"\x81\x04\n" +
+	"\x04more\x18\x05 \x01(\bR\x04more\"\x81\x04\n" +
 	"\x02Op\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eorigin_replica\x18\x02 \x01(\tR\roriginReplica\x12\x1d\n" +
@@ -1160,7 +1115,7 @@ func file_proto_lsnode_v1_replication_proto_rawDescGZIP() []byte {
 	return file_proto_lsnode_v1_replication_proto_rawDescData
 }
 
-var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_proto_lsnode_v1_replication_proto_goTypes = []any{
 	(*Frame)(nil),       // 0: lsnode.v1.Frame
 	(*Hello)(nil),       // 1: lsnode.v1.Hello
@@ -1170,9 +1125,8 @@ var file_proto_lsnode_v1_replication_proto_goTypes = []any{
 	(*VectorEntry)(nil), // 5: lsnode.v1.VectorEntry
 	(*Pull)(nil),        // 6: lsnode.v1.Pull
 	(*Batch)(nil),       // 7: lsnode.v1.Batch
-	(*Follow)(nil),      // 8: lsnode.v1.Follow
-	(*Op)(nil),          // 9: lsnode.v1.Op
-	(*Artifact)(nil),    // 10: lsnode.v1.Artifact
+	(*Op)(nil),          // 8: lsnode.v1.Op
+	(*Artifact)(nil),    // 9: lsnode.v1.Artifact
 }
 var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	1,  // 0: lsnode.v1.Frame.hello:type_name -> lsnode.v1.Hello
@@ -1181,18 +1135,17 @@ var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	4,  // 3: lsnode.v1.Frame.vector:type_name -> lsnode.v1.Vector
 	6,  // 4: lsnode.v1.Frame.pull:type_name -> lsnode.v1.Pull
 	7,  // 5: lsnode.v1.Frame.batch:type_name -> lsnode.v1.Batch
-	8,  // 6: lsnode.v1.Frame.follow:type_name -> lsnode.v1.Follow
-	5,  // 7: lsnode.v1.Vector.entries:type_name -> lsnode.v1.VectorEntry
-	5,  // 8: lsnode.v1.Pull.after:type_name -> lsnode.v1.VectorEntry
-	10, // 9: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
-	9,  // 10: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
-	0,  // 11: lsnode.v1.Replication.Session:input_type -> lsnode.v1.Frame
-	0,  // 12: lsnode.v1.Replication.Session:output_type -> lsnode.v1.Frame
-	12, // [12:13] is the sub-list for method output_type
-	11, // [11:12] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	5,  // 6: lsnode.v1.Vector.entries:type_name -> lsnode.v1.VectorEntry
+	5,  // 7: lsnode.v1.Pull.after:type_name -> lsnode.v1.VectorEntry
+	9,  // 8: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
+	8,  // 9: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
+	0,  // 10: lsnode.v1.Replication.Session:input_type -> lsnode.v1.Frame
+	0,  // 11: lsnode.v1.Replication.Session:output_type -> lsnode.v1.Frame
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_proto_lsnode_v1_replication_proto_init() }
@@ -1207,7 +1160,6 @@ func file_proto_lsnode_v1_replication_proto_init() {
 		(*Frame_Vector)(nil),
 		(*Frame_Pull)(nil),
 		(*Frame_Batch)(nil),
-		(*Frame_Follow)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1215,7 +1167,7 @@ func file_proto_lsnode_v1_replication_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_lsnode_v1_replication_proto_rawDesc), len(file_proto_lsnode_v1_replication_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,107 @@
+package lssync
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// ProtocolVersion is the session protocol spoken by this build. A peer with
+// another version is refused at the handshake.
+const ProtocolVersion = 1
+
+// Config configures a Replicator and the sessions it runs. Zero values are
+// not defaults: start from DefaultConfig and change fields.
+type Config struct {
+	// ClusterID names the cluster. Peers with another id are refused at
+	// the handshake before any data is exchanged. Required.
+	ClusterID string
+	// MaxClockOffset is the clock offset beyond which a peer is reported
+	// as skewed (log line, metric, PeerStatus.ClockSkewed). Its ops are
+	// still stored. Default 500ms.
+	MaxClockOffset time.Duration
+	// SyncInterval is the period of the digest rounds a dialer starts on
+	// each session; it bounds how long a missed push stays unrepaired.
+	// Default 2s. Shorter repairs faster and costs one idle round
+	// (DigestSize-bound bytes) per session per interval.
+	SyncInterval time.Duration
+	// TickInterval is how often sessions check timers. Default 100ms.
+	TickInterval time.Duration
+	// RoundTimeout abandons a handshake, round or pull that made no
+	// progress for this long; rounds and pulls are then retried. Default 10s.
+	RoundTimeout time.Duration
+	// BatchOps and BatchBytes bound one Batch frame (ops plus the
+	// artifacts they name; a single op larger than BatchBytes still goes
+	// alone). Defaults 500 ops, 1 MiB. A batch is applied in one
+	// transaction, so larger batches mean fewer, longer transactions.
+	BatchOps   int
+	BatchBytes int
+	// PullWindow is how many batches one Pull may answer before the puller
+	// asks again. Default 4. It bounds what one session buffers for a
+	// peer: about PullWindow*BatchBytes.
+	PullWindow int
+	// OutboxBytes bounds the frames a session has queued for sending. A
+	// pushed frame that does not fit is dropped (the peer is asked to pull
+	// it instead); any other frame waits. Default 16 MiB.
+	OutboxBytes int
+	// StallTimeout ends a session whose outbox made no progress for this
+	// long (a peer that stopped reading). Default 30s.
+	StallTimeout time.Duration
+	// LocalQueue is how many committed op lists may wait for one session's
+	// push; beyond that the session drops them and asks the peer to pull.
+	// Default 256.
+	LocalQueue int
+	// InboxFrames is how many received frames may wait for one session's
+	// loop; a full inbox stops reading from the peer. Default 16.
+	InboxFrames int
+	// MaxMessageBytes is the gRPC message size limit on both sides.
+	// Default 64 MiB; it must exceed BatchBytes and the largest artifact.
+	MaxMessageBytes int
+	// DialBackoffMin and DialBackoffMax bound the exponential backoff
+	// between attempts to (re)connect a peer. Defaults 100ms and 10s.
+	DialBackoffMin time.Duration
+	DialBackoffMax time.Duration
+	// Logger receives session events; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the defaults for clusterID.
+func DefaultConfig(clusterID string) Config {
+	return Config{
+		ClusterID:       clusterID,
+		MaxClockOffset:  500 * time.Millisecond,
+		SyncInterval:    2 * time.Second,
+		TickInterval:    100 * time.Millisecond,
+		RoundTimeout:    10 * time.Second,
+		BatchOps:        500,
+		BatchBytes:      1 << 20,
+		PullWindow:      4,
+		OutboxBytes:     16 << 20,
+		StallTimeout:    30 * time.Second,
+		LocalQueue:      256,
+		InboxFrames:     16,
+		MaxMessageBytes: 64 << 20,
+		DialBackoffMin:  100 * time.Millisecond,
+		DialBackoffMax:  10 * time.Second,
+	}
+}
+
+// Validate reports the first field out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.ClusterID == "":
+		return fmt.Errorf("%w: ClusterID is required", ErrInvalidConfig)
+	case c.MaxClockOffset <= 0, c.SyncInterval <= 0, c.TickInterval <= 0,
+		c.RoundTimeout <= 0, c.StallTimeout <= 0:
+		return fmt.Errorf("%w: durations must be positive", ErrInvalidConfig)
+	case c.DialBackoffMin <= 0 || c.DialBackoffMax < c.DialBackoffMin:
+		return fmt.Errorf("%w: need 0 < DialBackoffMin <= DialBackoffMax", ErrInvalidConfig)
+	case c.BatchOps < 1, c.BatchBytes < 1, c.PullWindow < 1, c.LocalQueue < 1, c.InboxFrames < 1:
+		return fmt.Errorf("%w: batch and queue sizes must be positive", ErrInvalidConfig)
+	case c.OutboxBytes < c.PullWindow*c.BatchBytes:
+		return fmt.Errorf("%w: OutboxBytes must hold PullWindow*BatchBytes", ErrInvalidConfig)
+	case c.MaxMessageBytes <= c.BatchBytes:
+		return fmt.Errorf("%w: MaxMessageBytes must exceed BatchBytes", ErrInvalidConfig)
+	}
+	return nil
+}

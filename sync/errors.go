@@ -1,0 +1,27 @@
+package lssync
+
+import "errors"
+
+// Sentinel errors. Callers test them with errors.Is; the gRPC boundary maps
+// them to status codes in one place (grpc_status.go).
+var (
+	// ErrClusterMismatch refuses a peer that belongs to another cluster.
+	ErrClusterMismatch = errors.New("cluster id mismatch")
+	// ErrProtocolVersion refuses a peer that speaks another protocol version.
+	ErrProtocolVersion = errors.New("unsupported protocol version")
+	// ErrSelfConnection refuses a session whose peer is this replica.
+	ErrSelfConnection = errors.New("connected to self")
+	// ErrProtocol marks a frame that breaks the session protocol (data
+	// before the handshake, an empty frame, a malformed field).
+	ErrProtocol = errors.New("protocol violation")
+	// ErrHandshakeTimeout ends a session whose handshake did not complete
+	// within Config.RoundTimeout.
+	ErrHandshakeTimeout = errors.New("handshake timed out")
+	// ErrStalled ends a session whose peer stopped reading for longer than
+	// Config.StallTimeout.
+	ErrStalled = errors.New("peer stalled")
+	// ErrStopped is returned by calls on a stopped Replicator.
+	ErrStopped = errors.New("replicator stopped")
+	// ErrInvalidConfig marks a Config that Validate refused.
+	ErrInvalidConfig = errors.New("invalid sync config")
+)

@@ -1,0 +1,204 @@
+package lssync
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+)
+
+// Link is the deterministic core of one replication session: the state
+// machine both ends of a session run. It opens no sockets, starts no
+// goroutines and reads no clock: every input (a received frame, a timer
+// tick, ops committed locally) comes with the caller's wall time, and every
+// output is a list of frames to send. Its only side effects are reads and
+// idempotent writes on the Log.
+//
+// A Link is not safe for concurrent use; one goroutine (a session loop, or
+// the simulator) drives it.
+type Link struct {
+	cfg    Config
+	log    Log
+	self   string
+	dialer bool
+	m      *metrics
+	logger *slog.Logger
+
+	ready    bool
+	openedAt time.Time
+	peer     string
+	clock    clockState
+
+	// peerHas is a lower bound of what the peer holds, per origin: from its
+	// vectors, its pulls and the ops it sent. It filters pushes and gives
+	// the lag.
+	peerHas map[string]int64
+	// caughtUp: this end held everything the peer offered at the last
+	// check; it then asks the peer to push (follow).
+	caughtUp    bool
+	peerFollows bool
+
+	round       uint64
+	roundActive bool
+	roundSent   time.Time
+	roundVV     map[string]int64
+	nextRound   time.Time
+	needRound   bool
+
+	pull     *pullState
+	lastPull uint64
+	lastSync time.Time
+}
+
+// pullState tracks the one pull a link has in flight.
+type pullState struct {
+	id       uint64
+	progress time.Time // last batch received
+	applied  int       // ops newly stored by this pull run
+}
+
+// LinkStatus is a snapshot of a link for the roster.
+type LinkStatus struct {
+	PeerReplicaID string
+	Ready         bool
+	CaughtUp      bool
+	PeerFollows   bool
+	LastSync      time.Time // zero until the first completed round or pull
+	LagOps        int64     // ops the peer holds that this node lacks, from vectors
+	ClockOffset   time.Duration
+	RTT           time.Duration
+	OffsetKnown   bool
+	ClockSkewed   bool
+}
+
+// NewLink returns the core of one session end. dialer is true on the end
+// that opened the connection: it speaks first and runs the periodic rounds.
+func NewLink(cfg Config, log Log, dialer bool) *Link {
+	return newLink(cfg, log, dialer, nil)
+}
+
+func newLink(cfg Config, log Log, dialer bool, m *metrics) *Link {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Link{
+		cfg:     cfg,
+		log:     log,
+		self:    log.ReplicaID(),
+		dialer:  dialer,
+		m:       m,
+		logger:  logger,
+		peerHas: map[string]int64{},
+	}
+}
+
+// Handle processes one received frame. A non-nil error ends the session:
+// a refused handshake (ErrClusterMismatch, ErrProtocolVersion,
+// ErrSelfConnection), a protocol violation, or a storage failure.
+func (l *Link) Handle(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Frame, error) {
+	if h, ok := f.GetKind().(*pb.Frame_Hello); ok {
+		return l.onHello(h.Hello, now)
+	}
+	if !l.ready {
+		return nil, fmt.Errorf("%w: %s frame before the handshake", ErrProtocol, FrameKind(f))
+	}
+	out, err := l.dispatch(ctx, f, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, l.maybeRound(now)...), nil
+}
+
+func (l *Link) dispatch(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Frame, error) {
+	switch k := f.GetKind().(type) {
+	case *pb.Frame_Digest:
+		return l.onDigest(k.Digest, now), nil
+	case *pb.Frame_DigestReply:
+		l.onDigestReply(k.DigestReply, now)
+		return nil, nil
+	case *pb.Frame_Vector:
+		return l.onVector(k.Vector, now), nil
+	case *pb.Frame_Pull:
+		return l.onPull(ctx, k.Pull)
+	case *pb.Frame_Batch:
+		return l.onBatch(ctx, k.Batch, now)
+	default:
+		return nil, fmt.Errorf("%w: empty frame", ErrProtocol)
+	}
+}
+
+// Tick advances timers: handshake and round timeouts, the periodic round.
+func (l *Link) Tick(now time.Time) ([]*pb.Frame, error) {
+	if !l.ready {
+		if now.Sub(l.openedAt) > l.cfg.RoundTimeout {
+			return nil, ErrHandshakeTimeout
+		}
+		return nil, nil
+	}
+	if l.roundActive && now.Sub(l.roundSent) > l.cfg.RoundTimeout {
+		l.roundActive = false
+		l.needRound = true
+	}
+	if l.pull != nil && now.Sub(l.pull.progress) > l.cfg.RoundTimeout {
+		l.pull = nil
+		l.needRound = true
+	}
+	if l.dialer && !now.Before(l.nextRound) {
+		l.needRound = true
+	}
+	return l.maybeRound(now), nil
+}
+
+// Lagged tells the link that committed ops were not offered to Local (a
+// full queue or a lagged subscription): the peer may miss them, so a round
+// is started to make it pull.
+func (l *Link) Lagged(now time.Time) []*pb.Frame {
+	if !l.ready {
+		return nil
+	}
+	l.needRound = true
+	return l.maybeRound(now)
+}
+
+// Peer returns the peer's replica id once the handshake is done.
+func (l *Link) Peer() string { return l.peer }
+
+// Status returns a snapshot for the roster. local is this replica's
+// current version vector.
+func (l *Link) Status(local map[string]int64) LinkStatus {
+	return LinkStatus{
+		PeerReplicaID: l.peer,
+		Ready:         l.ready,
+		CaughtUp:      l.caughtUp,
+		PeerFollows:   l.peerFollows,
+		LastSync:      l.lastSync,
+		LagOps:        lagOps(local, l.peerHas),
+		ClockOffset:   l.clock.offset,
+		RTT:           l.clock.rtt,
+		OffsetKnown:   l.clock.known,
+		ClockSkewed:   l.clock.skewed,
+	}
+}
+
+// FrameKind names a frame's kind for logs and metrics.
+func FrameKind(f *pb.Frame) string {
+	switch f.GetKind().(type) {
+	case *pb.Frame_Hello:
+		return "hello"
+	case *pb.Frame_Digest:
+		return "digest"
+	case *pb.Frame_DigestReply:
+		return "digest_reply"
+	case *pb.Frame_Vector:
+		return "vector"
+	case *pb.Frame_Pull:
+		return "pull"
+	case *pb.Frame_Batch:
+		return "batch"
+	default:
+		return "empty"
+	}
+}

@@ -1,0 +1,138 @@
+package lssync
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/lsnode/lsnode/store"
+)
+
+// metrics holds the replication collectors of one Replicator. A nil
+// *metrics records nothing, so the core runs without a registry in tests.
+// The peer label is a replica id: bounded by the size of the cluster.
+type metrics struct {
+	rounds      *prometheus.CounterVec // result: match, mismatch
+	ops         *prometheus.CounterVec // path: pull, push; result: applied, duplicate, quarantined, deferred
+	artifacts   prometheus.Counter
+	frameBytes  *prometheus.CounterVec // direction: sent, received; kind: frame kind
+	pushDropped prometheus.Counter
+	sessions    *prometheus.GaugeVec // direction: outbound, inbound
+	offset      *prometheus.GaugeVec // peer
+	skewed      *prometheus.GaugeVec // peer
+	lag         *prometheus.GaugeVec // peer
+}
+
+// newMetrics registers the collectors on reg; nil reg means no metrics.
+func newMetrics(reg prometheus.Registerer) *metrics {
+	if reg == nil {
+		return nil
+	}
+	f := promauto.With(reg)
+	return &metrics{
+		rounds: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_sync_rounds_total",
+			Help: "Anti-entropy digest rounds answered, by result (match = idle round).",
+		}, []string{"result"}),
+		ops: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_sync_ops_total",
+			Help: "Remote ops received, by path (pull, push) and apply result.",
+		}, []string{"path", "result"}),
+		artifacts: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_sync_artifacts_applied_total",
+			Help: "Remote artifacts newly stored.",
+		}),
+		frameBytes: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_sync_frame_bytes_total",
+			Help: "Session frame payload bytes, by direction and frame kind.",
+		}, []string{"direction", "kind"}),
+		pushDropped: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_sync_push_dropped_total",
+			Help: "Committed op lists or push frames dropped for a slow peer (repaired by pull).",
+		}),
+		sessions: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_sessions",
+			Help: "Open replication sessions, by direction.",
+		}, []string{"direction"}),
+		offset: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_peer_clock_offset_seconds",
+			Help: "Measured wall-clock offset of a peer (peer minus local).",
+		}, []string{"peer"}),
+		skewed: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_peer_clock_skewed",
+			Help: "1 when a peer's clock offset exceeds the max clock offset.",
+		}, []string{"peer"}),
+		lag: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_peer_lag_ops",
+			Help: "Ops a peer holds that this node does not, from the last known vectors.",
+		}, []string{"peer"}),
+	}
+}
+
+func (m *metrics) round(match bool) {
+	if m == nil {
+		return
+	}
+	if match {
+		m.rounds.WithLabelValues("match").Inc()
+	} else {
+		m.rounds.WithLabelValues("mismatch").Inc()
+	}
+}
+
+func (m *metrics) applied(path string, r store.ApplyResult) {
+	if m == nil {
+		return
+	}
+	m.ops.WithLabelValues(path, "applied").Add(float64(r.Applied))
+	m.ops.WithLabelValues(path, "duplicate").Add(float64(r.Duplicates))
+	m.ops.WithLabelValues(path, "quarantined").Add(float64(r.Quarantined))
+	m.ops.WithLabelValues(path, "deferred").Add(float64(r.Deferred))
+	m.artifacts.Add(float64(r.Artifacts))
+}
+
+func (m *metrics) frame(direction, kind string, size int) {
+	if m == nil {
+		return
+	}
+	m.frameBytes.WithLabelValues(direction, kind).Add(float64(size))
+}
+
+func (m *metrics) dropped() {
+	if m != nil {
+		m.pushDropped.Inc()
+	}
+}
+
+func (m *metrics) session(direction string, delta float64) {
+	if m != nil {
+		m.sessions.WithLabelValues(direction).Add(delta)
+	}
+}
+
+func (m *metrics) clock(peer string, offsetSeconds float64, skewed bool) {
+	if m == nil {
+		return
+	}
+	m.offset.WithLabelValues(peer).Set(offsetSeconds)
+	v := 0.0
+	if skewed {
+		v = 1
+	}
+	m.skewed.WithLabelValues(peer).Set(v)
+}
+
+func (m *metrics) peerLag(peer string, ops int64) {
+	if m != nil {
+		m.lag.WithLabelValues(peer).Set(float64(ops))
+	}
+}
+
+// forget drops the per-peer series of a peer that left.
+func (m *metrics) forget(peer string) {
+	if m == nil {
+		return
+	}
+	m.offset.DeleteLabelValues(peer)
+	m.skewed.DeleteLabelValues(peer)
+	m.lag.DeleteLabelValues(peer)
+}

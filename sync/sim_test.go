@@ -1,0 +1,339 @@
+package lssync_test
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/simnet"
+)
+
+var simSeed = flag.Uint64("sim.seed", 0, "replay one simulation seed")
+
+// fixedSeeds always run; a few random seeds are added on every run.
+var fixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 42, 1234, 99991, 20260101}
+
+func simSeeds() []uint64 {
+	if *simSeed != 0 {
+		return []uint64{*simSeed}
+	}
+	seeds := slices.Clone(fixedSeeds)
+	if !testing.Short() {
+		for range 4 {
+			seeds = append(seeds, rand.Uint64())
+		}
+	}
+	return seeds
+}
+
+// TestSimulation_Converges drives 3-7 nodes through random appends,
+// partitions, heals, restarts, lossy links and skewed clocks, then heals
+// everything and checks the invariants on every node.
+func TestSimulation_Converges(t *testing.T) {
+	for _, seed := range simSeeds() {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			sc := newScenario(seed, memLogs)
+			if err := sc.run(); err != nil {
+				t.Fatalf("seed %d (replay: go test ./sync -run TestSimulation_Converges -sim.seed=%d): %v", seed, seed, err)
+			}
+			if err := sc.verify(); err != nil {
+				t.Fatalf("seed %d (replay: go test ./sync -run TestSimulation_Converges -sim.seed=%d): %v", seed, seed, err)
+			}
+			t.Logf("seed %d: %s", seed, sc.summary())
+		})
+	}
+}
+
+// logFactory makes (or reopens) the log of a node.
+type logFactory func(net *simnet.Network, name string) (simLog, error)
+
+// simLog is what the scenario needs beyond lssync.Log.
+type simLog interface {
+	lssync.Log
+	appendEvent(body string, artifact bool) (store.Event, error)
+	opsOf(origin string) ([]store.Op, error)
+	quarantined() ([]string, error)
+	close() error
+}
+
+type memLog struct{ *simnet.MemLog }
+
+func (m memLog) appendEvent(body string, artifact bool) (store.Event, error) {
+	return m.Append(body, artifact), nil
+}
+func (m memLog) opsOf(origin string) ([]store.Op, error) { return m.Ops(origin), nil }
+func (m memLog) quarantined() ([]string, error)          { return m.Quarantined(), nil }
+func (m memLog) close() error                            { return nil }
+
+func memLogs(net *simnet.Network, name string) (simLog, error) {
+	return memLog{simnet.NewMemLog(name, func() time.Time { return net.NodeNow(name) })}, nil
+}
+
+type scenario struct {
+	seed    uint64
+	net     *simnet.Network
+	rng     *rand.Rand
+	names   []string
+	logs    map[string]simLog
+	factory logFactory
+	reopen  bool // restarts close and reopen the log
+	acked   map[string]store.Event
+	steps   int
+	events  map[string]int
+}
+
+func newScenario(seed uint64, factory logFactory) *scenario {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	cfg := lssync.DefaultConfig("sim")
+	cfg.SyncInterval = time.Second
+	cfg.RoundTimeout = 3 * time.Second
+	cfg.BatchOps = 1 + rng.IntN(16)
+	cfg.BatchBytes = 2048 + rng.IntN(8192)
+	cfg.PullWindow = 1 + rng.IntN(3)
+	cfg.OutboxBytes = cfg.PullWindow * cfg.BatchBytes
+	net := simnet.New(simnet.Config{
+		Seed:      seed,
+		Link:      cfg,
+		Faults:    simnet.Faults{Drop: 0.02, Duplicate: 0.02, MinDelay: time.Millisecond, MaxDelay: 40 * time.Millisecond},
+		SubBuffer: 4 + rng.IntN(16),
+	})
+	return &scenario{
+		seed: seed, net: net, rng: rng, logs: map[string]simLog{}, factory: factory,
+		acked: map[string]store.Event{}, steps: 300, events: map[string]int{},
+	}
+}
+
+// build adds 3-7 nodes, some with skewed clocks, connected by a random
+// spanning tree (so some ops must be relayed) plus a few extra edges.
+func (sc *scenario) build() error {
+	n := 3 + sc.rng.IntN(5)
+	for i := range n {
+		name := fmt.Sprintf("rep_%012x", i+1)
+		l, err := sc.factory(sc.net, name)
+		if err != nil {
+			return err
+		}
+		skew := time.Duration(0)
+		if sc.rng.IntN(3) == 0 {
+			skew = time.Duration(sc.rng.Int64N(int64(4*time.Second))) - 2*time.Second
+		}
+		sc.names = append(sc.names, name)
+		sc.logs[name] = l
+		sc.net.AddNode(name, l, skew)
+	}
+	for i := 1; i < n; i++ {
+		sc.net.Connect(sc.names[i], sc.names[sc.rng.IntN(i)])
+	}
+	for range sc.rng.IntN(n) {
+		a, b := sc.rng.IntN(n), sc.rng.IntN(n)
+		if a != b {
+			sc.net.Connect(sc.names[a], sc.names[b])
+		}
+	}
+	return nil
+}
+
+func (sc *scenario) run() error {
+	if err := sc.build(); err != nil {
+		return err
+	}
+	for range sc.steps {
+		if err := sc.step(); err != nil {
+			return err
+		}
+		if err := sc.net.Run(time.Duration(5+sc.rng.IntN(200)) * time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return sc.settle()
+}
+
+func (sc *scenario) step() error {
+	name := sc.names[sc.rng.IntN(len(sc.names))]
+	switch p := sc.rng.IntN(100); {
+	case p < 60:
+		return sc.appendOn(name)
+	case p < 68:
+		sc.events["partition"]++
+		sc.net.Partition(name, 1+sc.rng.IntN(2))
+	case p < 74:
+		sc.events["heal"]++
+		sc.net.Heal(name)
+	case p < 77:
+		sc.events["heal_all"]++
+		sc.net.HealAll()
+	case p < 82:
+		return sc.restart(name)
+	case p < 86:
+		sc.events["faults"]++
+		sc.net.SetFaults(simnet.Faults{
+			Drop: sc.rng.Float64() * 0.2, Duplicate: sc.rng.Float64() * 0.1,
+			MinDelay: time.Millisecond, MaxDelay: time.Duration(1+sc.rng.IntN(200)) * time.Millisecond,
+		})
+	}
+	return nil
+}
+
+func (sc *scenario) appendOn(name string) error {
+	if !sc.net.Up(name) {
+		return nil
+	}
+	sc.events["append"]++
+	e, err := sc.logs[name].appendEvent(fmt.Sprintf("body %d from %s", sc.events["append"], name), sc.rng.IntN(8) == 0)
+	if err != nil {
+		return fmt.Errorf("append on %s: %w", name, err)
+	}
+	sc.acked[e.ID] = e
+	sc.net.Flush(name)
+	return nil
+}
+
+func (sc *scenario) restart(name string) error {
+	if !sc.net.Up(name) {
+		return nil
+	}
+	sc.events["restart"]++
+	sc.net.Stop(name)
+	if err := sc.net.Run(time.Duration(sc.rng.IntN(2000)) * time.Millisecond); err != nil {
+		return err
+	}
+	l := sc.logs[name]
+	if sc.reopen {
+		if err := l.close(); err != nil {
+			return err
+		}
+		var err error
+		if l, err = sc.factory(sc.net, name); err != nil {
+			return fmt.Errorf("reopen %s: %w", name, err)
+		}
+		sc.logs[name] = l
+	}
+	sc.net.Start(name, l)
+	return nil
+}
+
+// settle heals everything, keeps mild faults, and runs until every node
+// holds the same version vector.
+func (sc *scenario) settle() error {
+	sc.net.HealAll()
+	sc.net.SetFaults(simnet.Faults{Drop: 0.01, Duplicate: 0.01, MinDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond})
+	ok, err := sc.net.RunUntil(10*time.Minute, 500*time.Millisecond, sc.converged)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no convergence after 10 virtual minutes: %s", sc.vectors())
+	}
+	return nil
+}
+
+func (sc *scenario) converged() bool {
+	first := sc.logs[sc.names[0]].VersionVector()
+	for _, name := range sc.names[1:] {
+		if !mapsEqual(first, sc.logs[name].VersionVector()) {
+			return false
+		}
+	}
+	return true
+}
+
+func mapsEqual(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (sc *scenario) vectors() string {
+	s := ""
+	for _, name := range sc.names {
+		s += fmt.Sprintf("\n  %s: %v", name, sc.logs[name].VersionVector())
+	}
+	return s
+}
+
+// verify checks, on every node: the same ops byte for byte per origin,
+// every acknowledged append exactly once, HLC increasing per origin,
+// nothing quarantined.
+func (sc *scenario) verify() error {
+	ref := sc.names[0]
+	for _, name := range sc.names {
+		if err := sc.verifyNode(name, ref); err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (sc *scenario) verifyNode(name, ref string) error {
+	l := sc.logs[name]
+	if q, err := l.quarantined(); err != nil || len(q) > 0 {
+		return fmt.Errorf("quarantined %v (err %v)", q, err)
+	}
+	seen := map[string]int{}
+	for _, origin := range sc.names {
+		ops, err := l.opsOf(origin)
+		if err != nil {
+			return err
+		}
+		want, err := sc.logs[ref].opsOf(origin)
+		if err != nil {
+			return err
+		}
+		if err := sameOps(ops, want); err != nil {
+			return fmt.Errorf("origin %s differs from %s: %w", origin, ref, err)
+		}
+		if err := hlcIncreasing(ops); err != nil {
+			return fmt.Errorf("origin %s: %w", origin, err)
+		}
+		for _, op := range ops {
+			seen[op.Event.ID]++
+		}
+	}
+	for id := range sc.acked {
+		if seen[id] != 1 {
+			return fmt.Errorf("acknowledged event %s held %d times", id, seen[id])
+		}
+	}
+	if len(seen) != len(sc.acked) {
+		return fmt.Errorf("holds %d events, %d were acknowledged", len(seen), len(sc.acked))
+	}
+	return nil
+}
+
+func sameOps(got, want []store.Op) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d ops, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].PrevSeq != want[i].PrevSeq || !simnet.SameEvent(got[i].Event, want[i].Event) {
+			return fmt.Errorf("op %d: %+v != %+v", i, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+func hlcIncreasing(ops []store.Op) error {
+	for i := 1; i < len(ops); i++ {
+		if ops[i].Event.HLC <= ops[i-1].Event.HLC {
+			return fmt.Errorf("hlc not increasing at seq %d: %s <= %s", ops[i].Event.OriginSeq, ops[i].Event.HLC, ops[i-1].Event.HLC)
+		}
+	}
+	return nil
+}
+
+func (sc *scenario) summary() string {
+	st := sc.net.Stats()
+	return fmt.Sprintf("%d nodes, %d acked, events %v, sessions %d ended %v, dropped %d dup %d, frames %v",
+		len(sc.names), len(sc.acked), sc.events, st.SessionsRun, st.Ended, st.Dropped, st.Duplicated, st.Frames)
+}
