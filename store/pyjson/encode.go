@@ -48,9 +48,9 @@ func (e *encoder) value(v any) error {
 	case Object:
 		err = e.object(x)
 	case map[string]any:
-		err = e.object(mapMembers(reflect.ValueOf(x)))
+		err = e.reflectMap(reflect.ValueOf(x))
 	case []any:
-		err = e.array(len(x), func(i int) any { return x[i] })
+		err = e.reflectList(reflect.ValueOf(x))
 	case json.RawMessage:
 		err = e.raw(x)
 	case json.Marshaler:
