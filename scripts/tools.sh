@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the tools that `make proto`, `make verify-proto` and `make lint`
+# need: protoc from Debian's protobuf-compiler (when missing and we are root),
+# and the pinned Go tools into ./bin.
+#
+# usage: scripts/tools.sh BIN_DIR
+# The pinned versions come from the environment (the Makefile sets them):
+#   PROTOC_GEN_GO_VERSION, PROTOC_GEN_GO_GRPC_VERSION, STATICCHECK_VERSION
+set -euo pipefail
+
+bin=${1:?usage: scripts/tools.sh BIN_DIR}
+mkdir -p "$bin"
+bin=$(cd "$bin" && pwd)
+
+# protoc: Debian's packages, so every machine of this kind gets the same
+# version (the generated files name it in their header). libprotobuf-dev
+# brings the well-known types (google/protobuf/*.proto) that protos import.
+wkt=/usr/include/google/protobuf/timestamp.proto
+if command -v protoc >/dev/null 2>&1 && [ -f "$wkt" ]; then
+	echo "tools: $(protoc --version) at $(command -v protoc)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "tools: installing protoc (apt-get install protobuf-compiler libprotobuf-dev)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev >/dev/null
+	echo "tools: $(protoc --version) installed"
+else
+	echo "tools: protoc or its well-known types ($wkt) are missing and cannot be" >&2
+	echo "tools: installed here (needs root and apt-get); install protobuf-compiler and" >&2
+	echo "tools: libprotobuf-dev yourself: make proto and make verify-proto need them" >&2
+fi
+
+install_go_tool() { # package@version
+	echo "tools: go install $1"
+	GOBIN="$bin" go install "$1"
+}
+install_go_tool "google.golang.org/protobuf/cmd/protoc-gen-go@${PROTOC_GEN_GO_VERSION:?}"
+install_go_tool "google.golang.org/grpc/cmd/protoc-gen-go-grpc@${PROTOC_GEN_GO_GRPC_VERSION:?}"
+install_go_tool "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION:?}"
+echo "tools: ready in $bin"
