@@ -15,38 +15,57 @@ import (
 // done and the delivery instructions. It returns the handoff line the
 // Python hub returns.
 func (s *Store) TaskCreate(ctx context.Context, in TaskInput) (Written, string, error) {
-	fields := []struct{ v, name string }{
-		{in.Project, "project"}, {in.FromAgent, "from_agent"}, {in.ToAgent, "to_agent"},
-		{in.Goal, "goal"}, {in.Branch, "branch"}, {in.Done, "done"},
-	}
-	for _, f := range fields {
-		if _, err := rules.Routing(f.v, f.name, true); err != nil && f.name != "goal" && f.name != "done" {
+	var project, from, to, branch string
+	for _, f := range []struct {
+		dst   *string
+		v     string
+		label string
+	}{
+		{&project, in.Project, "project"}, {&from, in.FromAgent, "requesting agent"},
+		{&to, in.ToAgent, "destination agent"}, {&branch, in.Branch, "branch"},
+	} {
+		v, err := rules.TaskText(f.v, f.label)
+		if err != nil {
 			return Written{}, "", wrapRule(err)
 		}
-	}
-	if in.Goal == "" || in.Done == "" {
-		return Written{}, "", invalidf("goal and done must be non-empty strings")
+		*f.dst = v
 	}
 	base, err := rules.TaskBaseCommit(in.BaseCommit)
 	if err != nil {
+		return Written{}, "", wrapRule(err)
+	}
+	// goal and done are checked but kept verbatim in the body.
+	if _, err := rules.TaskText(in.Goal, "goal"); err != nil {
+		return Written{}, "", wrapRule(err)
+	}
+	if _, err := rules.TaskText(in.Done, "definition of done"); err != nil {
 		return Written{}, "", wrapRule(err)
 	}
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return Written{}, "", fmt.Errorf("mint correlation id: %w", err)
 	}
-	corr := "task_" + rules.Slug(in.Goal) + "_" + hex.EncodeToString(b[:])
-	body := fmt.Sprintf("Goal:\n%s\n\nDefinition of done:\n%s\n\nDelivery:\nWork on branch %s from base commit %s. Claim this task with status=claimed, deliver with mempalace_patch_submit using correlation_id %s, and close it with a terminal status (applied, blocked, failed or superseded).",
-		in.Goal, in.Done, in.Branch, base, corr)
+	corr := "task_" + slugOr(in.Goal, "work") + "_" + hex.EncodeToString(b[:])
+	body := "Goal:\n" + in.Goal + "\n\nDefinition of done:\n" + in.Done + "\n\nDelivery:\n" +
+		"Close the loop through MemPalace: claim the request, then submit a patch " +
+		"with mempalace_patch_submit or reply with blocked/failed evidence."
 	w, err := s.Append(ctx, AppendInput{
-		Type: "task.request", Stream: "project/" + rules.Slug(in.Project), Room: "delegation",
-		FromAgent: in.FromAgent, ToAgent: in.ToAgent, CorrelationID: corr, Branch: in.Branch,
+		Type: "task.request", Stream: "project/" + slugOr(project, "project"), Room: "delegation",
+		FromAgent: from, ToAgent: to, CorrelationID: corr, Branch: branch,
 		BaseCommit: base, Status: "open", Body: body, IdempotencyKey: in.IdempotencyKey,
 	})
 	if err != nil {
 		return Written{}, "", err
 	}
-	handoff := fmt.Sprintf("Open MemPalace task %s as %s. Claim it, do the work on branch %s, and deliver with mempalace_patch_submit (correlation_id %s).",
-		w.Event.CorrelationID, in.ToAgent, in.Branch, w.Event.CorrelationID)
+	handoff := "Open MemPalace task " + w.Event.CorrelationID + " as " + to + ". " +
+		"Claim it, follow its exact definition of done, and deliver through the logstream."
 	return w, handoff, nil
+}
+
+// slugOr is the hub's task_slug: the slug, or fallback when nothing is left.
+func slugOr(s, fallback string) string {
+	if slug := rules.Slug(s); slug != "" {
+		return slug
+	}
+	return fallback
 }

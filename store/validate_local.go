@@ -58,7 +58,10 @@ func validateAppend(in AppendInput) (draft, error) {
 		func() error { d.ev.Topic, err = rules.Routing(in.Topic, "topic", false); return err },
 		func() error { d.ev.FromAgent, err = rules.Routing(in.FromAgent, "from_agent", true); return err },
 		func() error { d.ev.ToAgent, err = rules.Routing(in.ToAgent, "to_agent", false); return err },
-		func() error { d.ev.CorrelationID, err = rules.Routing(in.CorrelationID, "correlation_id", false); return err },
+		func() error {
+			d.ev.CorrelationID, err = rules.Routing(in.CorrelationID, "correlation_id", false)
+			return err
+		},
 		func() error { d.ev.Branch, err = rules.Routing(in.Branch, "branch", false); return err },
 		func() error { d.ev.BaseCommit, err = rules.Routing(in.BaseCommit, "base_commit", false); return err },
 		func() error { d.ev.Status, err = rules.Status(in.Status); return err },
