@@ -1,0 +1,123 @@
+package node
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/store"
+)
+
+// MCPStore is the part of the log the MCP tools use; *store.Store
+// implements it.
+type MCPStore interface {
+	Append(ctx context.Context, in store.AppendInput) (store.Written, error)
+	Ack(ctx context.Context, in store.AckInput) (store.Written, error)
+	PutArtifact(ctx context.Context, in store.ArtifactInput) (store.Written, error)
+	PatchSubmit(ctx context.Context, in store.PatchInput) (store.Written, error)
+	TaskCreate(ctx context.Context, in store.TaskInput) (store.Written, string, error)
+	GetArtifact(ctx context.Context, id string) (store.Artifact, error)
+	EventSeq(ctx context.Context, id string) (int64, error)
+	List(ctx context.Context, f store.Filter) (store.ListResult, error)
+	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
+	Owed(ctx context.Context, agent, stream string, limit int) ([]store.Event, error)
+}
+
+var _ MCPStore = (*store.Store)(nil)
+
+// MCPOptions configure NewMCPHandler.
+type MCPOptions struct {
+	// Store is the log the tools read and write. Required.
+	Store MCPStore
+	// ReadOnly hides the writers from tools/list and refuses them with
+	// the hub's -32003 error.
+	ReadOnly bool
+	// Roster returns mempalace_mesh_peers' payload (the /sync/peers
+	// answer, any pyjson value). nil: the tool reports it unavailable.
+	Roster func(ctx context.Context) (any, error)
+	// Drain, when cancelled, ends every event_wait early with a timed-out
+	// answer (node shutdown). nil never drains.
+	Drain context.Context
+	// Version is serverInfo.version in the initialize answer. Default "dev".
+	Version string
+	// MaxRequestBytes bounds a request body. Default 16 MiB, the hub's
+	// limit; the HTTP layer answers 413 above it before this handler runs.
+	MaxRequestBytes int64
+	// Logger receives internal tool failures; nil discards.
+	Logger *slog.Logger
+	// Metrics is where lsnode_mcp_calls_total and
+	// lsnode_mcp_call_duration_seconds are registered; nil registers none.
+	Metrics prometheus.Registerer
+}
+
+// protocolVersions are the MCP versions the Python hub negotiates, newest
+// first: a client's version in the list is echoed, any other gets the
+// first.
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// NewMCPHandler returns the handler of POST /mcp: the MCP tools over
+// streamable HTTP (official Go SDK, stateless, JSON responses) behind a
+// thin layer that keeps the Python hub's JSON-RPC behaviour where clients
+// see it (mcp_compat.go). The server calls itself "mempalace", as the hub
+// does, because clients may check the name. Authentication, the Host pin
+// and the 413 answer belong to the HTTP layer in front of it.
+func NewMCPHandler(opts MCPOptions) http.Handler {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	tools := &mcpTools{
+		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain,
+		logger: logger.With("component", "mcp"), metrics: newMCPMetrics(opts.Metrics),
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "mempalace", Version: opts.Version}, &mcp.ServerOptions{
+		Logger:                    logger,
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		SupportedProtocolVersions: protocolVersions,
+	})
+	specs := map[string]*toolSpec{}
+	for _, spec := range catalog() {
+		specs[spec.name] = spec
+		server.AddTool(spec.tool(), tools.handler(spec))
+	}
+	if opts.ReadOnly {
+		server.AddReceivingMiddleware(hideWriters(specs))
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              logger,
+		MaxRequestBodyBytes: opts.MaxRequestBytes,
+		// The node's Host pin (with its configured extra hosts) is the
+		// policy; the SDK's own loopback check would refuse a proxy's Host.
+		DisableLocalhostProtection: true,
+	})
+	return &mcpCompat{next: sdk, tools: specs, maxBody: opts.MaxRequestBytes}
+}
+
+// hideWriters drops the writers from tools/list, as a read-only hub does.
+func hideWriters(specs map[string]*toolSpec) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok {
+				list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool {
+					return specs[t.Name].writer
+				})
+			}
+			return res, err
+		}
+	}
+}

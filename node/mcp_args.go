@@ -1,0 +1,201 @@
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"unicode"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// transportOnlyArg is an internal transport argument of the Python hub that
+// no schema lists; it is dropped silently rather than reported as unknown.
+const transportOnlyArg = "wait_for_previous"
+
+// callArgs are the arguments of one tools/call: keys in the order the
+// client sent them (a repeated key keeps its first place and takes its
+// last value, as a Python dict does) and values as encoding/json decodes
+// them with UseNumber.
+type callArgs struct {
+	keys []string
+	raw  map[string]json.RawMessage
+	vals map[string]any
+}
+
+// parseArgs reads the "arguments" member of tools/call params. Absent and
+// null arguments are an empty object; the envelope check has already
+// refused anything else that is not an object.
+func parseArgs(raw json.RawMessage) (*callArgs, error) {
+	a := &callArgs{raw: map[string]json.RawMessage{}, vals: map[string]any{}}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return a, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("arguments are not an object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("read argument name: %w", err)
+		}
+		key := tok.(string) // object keys are always strings
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("read argument %q: %w", key, err)
+		}
+		if _, seen := a.raw[key]; !seen {
+			a.keys = append(a.keys, key)
+		}
+		a.raw[key] = value
+		if a.vals[key], err = decodeValue(value); err != nil {
+			return nil, fmt.Errorf("decode argument %q: %w", key, err)
+		}
+	}
+	return a, nil
+}
+
+// decodeValue decodes one JSON value keeping numbers as json.Number.
+func decodeValue(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// has reports whether the client sent key (null included).
+func (a *callArgs) has(key string) bool {
+	_, ok := a.raw[key]
+	return ok
+}
+
+// get returns the decoded value of key; nil when absent or null.
+func (a *callArgs) get(key string) any { return a.vals[key] }
+
+// prepare applies the Python hub's argument handling to a call, in its
+// order (mempalace-wire.md §2.1 steps 5 to 7): unknown keys, then the
+// coercion of integer properties, then the read-only gate, then missing
+// required parameters. The errors are the JSON-RPC errors clients see.
+func (spec *toolSpec) prepare(a *callArgs, readOnly bool) error {
+	var unknown []string
+	for _, key := range a.keys {
+		if !spec.hasProp(key) && key != transportOnlyArg {
+			unknown = append(unknown, "'"+key+"'")
+		}
+	}
+	if len(unknown) > 0 {
+		return invalidParams(fmt.Sprintf("Unknown %s %s for tool %s",
+			plural("parameter", len(unknown)), strings.Join(unknown, ", "), spec.name))
+	}
+	for _, key := range a.keys {
+		if !spec.isInteger(key) {
+			continue
+		}
+		n, ok := pyIntArg(a.vals[key])
+		if !ok {
+			return invalidParams(fmt.Sprintf("Invalid value for parameter '%s'", key))
+		}
+		a.vals[key] = n
+	}
+	if readOnly && spec.writer {
+		return readOnlyRefusal(spec.name)
+	}
+	var missing []string
+	for _, key := range spec.required {
+		if !a.has(key) {
+			missing = append(missing, "'"+key+"'")
+		}
+	}
+	if len(missing) > 0 {
+		return invalidParams(fmt.Sprintf("Missing required %s %s for tool %s",
+			plural("parameter", len(missing)), strings.Join(missing, ", "), spec.name))
+	}
+	return nil
+}
+
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func invalidParams(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+}
+
+// pyIntArg is Python's int(v) as the hub applies it to an integer-typed
+// argument that is not already an int: JSON integers and booleans stay as
+// they are, a float is truncated toward zero, and a string is parsed the
+// way int() parses one. The result is a json.Number holding the exact
+// integer, or false where int() raises.
+func pyIntArg(v any) (any, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case json.Number:
+		if !strings.ContainsAny(string(x), ".eE") {
+			return x, true
+		}
+		f, err := x.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return nil, false
+		}
+		n, _ := big.NewFloat(math.Trunc(f)).Int(nil)
+		return json.Number(n.String()), true
+	case string:
+		return pyParseInt(x)
+	}
+	return nil, false
+}
+
+// pyParseInt parses a string as Python's int(str) does for decimal text:
+// surrounding whitespace (what str.isspace() calls whitespace), an
+// optional sign, ASCII digits with single underscores between them.
+func pyParseInt(s string) (any, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
+	sign := ""
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		if s[0] == '-' {
+			sign = "-"
+		}
+		s = s[1:]
+	}
+	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
+		return nil, false
+	}
+	digits := strings.ReplaceAll(s, "_", "")
+	if strings.Trim(digits, "0123456789") != "" {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(sign+digits, 10)
+	if !ok {
+		return nil, false
+	}
+	return json.Number(n.String()), true
+}
+
+// pyTruthy is Python's bool() of a decoded JSON value.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case json.Number:
+		f, err := x.Float64()
+		return err != nil || f != 0
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}

@@ -1,0 +1,136 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/store/rules"
+)
+
+// JSON-RPC error codes of the Python hub beyond the standard ones.
+const (
+	codeToolFailure = -32000 // a handler failed for a reason other than its input
+	codeReadOnly    = -32003 // a writer called on a read-only server
+)
+
+// Outcomes of a tool call, the result label of lsnode_mcp_calls_total.
+const (
+	outcomeOK       = "ok"       // the tool did its work
+	outcomeFailed   = "failed"   // refused input, reported inside the payload
+	outcomeInvalid  = "invalid"  // JSON-RPC -32602: unknown, uncoercible or missing arguments
+	outcomeReadOnly = "readonly" // JSON-RPC -32003
+	outcomeInternal = "internal" // JSON-RPC -32000
+)
+
+// mcpTools runs the tools against the log.
+type mcpTools struct {
+	log      MCPStore
+	roster   func(ctx context.Context) (any, error)
+	readOnly bool
+	drain    context.Context // nil: never drains
+	logger   *slog.Logger
+	metrics  *mcpMetrics
+}
+
+// failure is refused input: its text is the hub's, and it travels inside
+// the tool's payload rather than as a JSON-RPC error.
+type failure struct{ msg string }
+
+func (f *failure) Error() string { return f.msg }
+
+func toolFailure(msg string) error { return &failure{msg: msg} }
+
+// handler adapts a tool to the SDK. It does the hub's argument handling,
+// runs the tool and records the call.
+func (t *mcpTools) handler(spec *toolSpec) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		res, outcome, err := t.call(ctx, spec, req.Params.Arguments)
+		t.metrics.observe(spec.name, outcome, time.Since(start))
+		return res, err
+	}
+}
+
+func (t *mcpTools) call(ctx context.Context, spec *toolSpec, raw json.RawMessage) (*mcp.CallToolResult, string, error) {
+	a, err := parseArgs(raw)
+	if err != nil {
+		return nil, outcomeInvalid, invalidParams("Invalid params: 'name' must be a string and 'arguments' an object")
+	}
+	if err := spec.prepare(a, t.readOnly); err != nil {
+		if jerr := (*jsonrpc.Error)(nil); errors.As(err, &jerr) && jerr.Code == codeReadOnly {
+			return nil, outcomeReadOnly, err
+		}
+		return nil, outcomeInvalid, err
+	}
+	payload, err := spec.run(t, ctx, a)
+	return t.settle(spec, payload, err)
+}
+
+// settle is the one place where a tool's outcome becomes what the client
+// sees. Refused input is a normal result whose payload carries the hub's
+// text ({"success": false, "error": ...} for writers, {"error": ...} for
+// readers); a read-only store is the -32003 refusal; anything else is the
+// hub's -32000 "Internal tool error".
+func (t *mcpTools) settle(spec *toolSpec, payload any, err error) (*mcp.CallToolResult, string, error) {
+	var (
+		fail  *failure
+		rule  *rules.Error
+		valid *store.ValidationError
+	)
+	switch {
+	case err == nil:
+		if spec.writer {
+			payload = append(pyjson.Object{{Key: "success", Value: true}}, payload.(pyjson.Object)...)
+		}
+		return t.text(spec, payload, outcomeOK)
+	case errors.As(err, &fail), errors.As(err, &rule), errors.As(err, &valid):
+		out := pyjson.Object{{Key: "error", Value: err.Error()}}
+		if spec.writer {
+			out = append(pyjson.Object{{Key: "success", Value: false}}, out...)
+		}
+		return t.text(spec, out, outcomeFailed)
+	case errors.Is(err, store.ErrReadOnly):
+		return nil, outcomeReadOnly, readOnlyRefusal(spec.name)
+	}
+	t.logger.Error("mcp tool failed", "tool", spec.name, "err", err)
+	data, _ := json.Marshal(map[string]string{"error_class": "InternalError", "message": err.Error()}) // a string map always encodes
+	return nil, outcomeInternal, &jsonrpc.Error{Code: codeToolFailure, Message: "Internal tool error", Data: data}
+}
+
+// text renders a payload as the one text content the hub returns: JSON as
+// Python's json.dumps(indent=2, ensure_ascii=False) writes it, no isError.
+func (t *mcpTools) text(spec *toolSpec, payload any, outcome string) (*mcp.CallToolResult, string, error) {
+	body, err := pyjson.DumpsIndent(payload)
+	if err != nil {
+		return t.settle(spec, nil, err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, outcome, nil
+}
+
+func readOnlyRefusal(tool string) error {
+	data, _ := json.Marshal(map[string]string{"tool": tool}) // a string map always encodes
+	return &jsonrpc.Error{Code: codeReadOnly, Message: "Server is in read-only mode; this tool is disabled", Data: data}
+}
+
+// callerKey carries the HTTP request's context into tool handlers. The SDK
+// runs handlers on a context that keeps the request's values but not its
+// cancellation; a long wait looks it up to stop when the caller hangs up.
+type callerKey struct{}
+
+func withCaller(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callerKey{}, ctx)
+}
+
+// callerContext returns the HTTP request's context, or nil outside one.
+func callerContext(ctx context.Context) context.Context {
+	c, _ := ctx.Value(callerKey{}).(context.Context)
+	return c
+}

@@ -1,0 +1,199 @@
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lsnode/lsnode/store/pyjson"
+)
+
+// oldestProtocolVersion is what the hub assumes when initialize names no
+// protocol version.
+const oldestProtocolVersion = "2024-11-05"
+
+// mcpCompat sits in front of the SDK's streamable HTTP handler and keeps
+// the Python hub's JSON-RPC behaviour where it differs from the SDK's
+// (mempalace-wire.md §2.1, §5):
+//
+//   - any Accept and Content-Type: clients that POST a bare tools/call with
+//     only "Accept: application/json" (or none) and no initialize work, and
+//     always get application/json back;
+//   - invalid JSON is 400 -32700 "Parse error"; a body that is not one
+//     JSON object (a batch included) is -32600 "Invalid Request";
+//   - notifications, and requests without an id, get 202 and no body;
+//   - unknown methods are -32601 "Unknown method: <name>";
+//   - tools/call's envelope checks, in the hub's order and with its texts,
+//     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
+//   - initialize without a protocol version negotiates 2024-11-05.
+//
+// Everything else, argument handling included, happens in the SDK server
+// and the tool handlers.
+type mcpCompat struct {
+	next    http.Handler
+	tools   map[string]*toolSpec
+	maxBody int64
+}
+
+func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, "Request too large")
+		return
+	case err != nil:
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return
+	}
+	forward, done := c.screen(w, body)
+	if done {
+		return
+	}
+	r = r.WithContext(withCaller(r.Context()))
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(forward)), int64(len(forward))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	c.next.ServeHTTP(w, r)
+}
+
+// screen answers what the hub answers differently from the SDK and returns
+// the body to forward otherwise.
+func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (forward []byte, done bool) {
+	if !utf8.Valid(body) || !json.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return nil, true
+	}
+	var env map[string]json.RawMessage
+	if !isObject(body) || json.Unmarshal(body, &env) != nil {
+		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
+		return nil, true
+	}
+	id := env["id"]
+	if isNull(id) {
+		w.WriteHeader(http.StatusAccepted) // a notification: no response
+		return nil, true
+	}
+	method, _ := decodeValue(env["method"])
+	switch method {
+	case "initialize":
+		return withDefaultVersion(env, body), false
+	case "ping", "tools/list":
+		return body, false
+	case "tools/call":
+		if code, msg := c.checkCall(env["params"]); code != 0 {
+			writeRPCError(w, http.StatusOK, id, code, msg)
+			return nil, true
+		}
+		return body, false
+	}
+	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(method))
+	return nil, true
+}
+
+// checkCall applies the hub's tools/call envelope checks in order; a zero
+// code means the call may go on.
+func (c *mcpCompat) checkCall(raw json.RawMessage) (int64, string) {
+	var params map[string]json.RawMessage
+	if !isObject(raw) || json.Unmarshal(raw, &params) != nil || params["name"] == nil {
+		return jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
+	}
+	name, _ := decodeValue(params["name"])
+	tool, isString := name.(string)
+	if args := params["arguments"]; !isString || (args != nil && !isNull(args) && !isObject(args)) {
+		return jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
+	}
+	if c.tools[tool] == nil {
+		return jsonrpc.CodeMethodNotFound, "Unknown tool: " + tool
+	}
+	return 0, ""
+}
+
+// unknownMethod is the hub's text, which names the type of a method that
+// is not a string as Python does.
+func unknownMethod(method any) string {
+	if s, ok := method.(string); ok {
+		return "Unknown method: " + s
+	}
+	return "Unknown method: expected a string, got " + pyTypeName(method)
+}
+
+func pyTypeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "float"
+		}
+		return "int"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// withDefaultVersion adds protocolVersion 2024-11-05 to an initialize
+// that has none, which the hub then echoes back.
+func withDefaultVersion(env map[string]json.RawMessage, body []byte) []byte {
+	params := map[string]json.RawMessage{}
+	if isObject(env["params"]) {
+		_ = json.Unmarshal(env["params"], &params) // a valid JSON object always decodes
+	}
+	if params["protocolVersion"] != nil {
+		return body
+	}
+	params["protocolVersion"] = json.RawMessage(`"` + oldestProtocolVersion + `"`)
+	env["params"], _ = json.Marshal(params) // raw JSON values always encode
+	out, _ := json.Marshal(env)
+	return out
+}
+
+func isObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// writeRPCError answers with one JSON-RPC error, formatted as the hub's
+// json.dumps writes it.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
+	body, err := rpcError(id, code, msg)
+	if err != nil { // an id pyjson cannot write, such as 1e400
+		body, _ = rpcError(nil, code, msg)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func rpcError(id json.RawMessage, code int64, msg string) ([]byte, error) {
+	var idValue any
+	if !isNull(id) {
+		idValue = id
+	}
+	return pyjson.Compact(pyjson.Object{
+		{Key: "jsonrpc", Value: "2.0"},
+		{Key: "id", Value: idValue},
+		{Key: "error", Value: pyjson.Object{{Key: "code", Value: code}, {Key: "message", Value: msg}}},
+	})
+}

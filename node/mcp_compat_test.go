@@ -1,0 +1,110 @@
+package node
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/lsnode/lsnode/store"
+)
+
+// TestMCPEnvelope covers what the compatibility layer answers itself,
+// byte for byte as the Python hub's json.dumps writes it.
+func TestMCPEnvelope(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"invalid JSON", `nope`, 400, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}`},
+		{"empty body", ``, 400, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}`},
+		{"invalid UTF-8", "{\"method\":\"\xff\"}", 400, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}`},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 200, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}`},
+		{"not an object", `"ping"`, 200, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, ``},
+		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/whatever"}`, 202, ``},
+		{"request without id", `{"jsonrpc":"2.0","method":"tools/list"}`, 202, ``},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"bogus"}`, 202, ``},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, 200, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Unknown method: resources/list"}}`},
+		{"integer method", `{"jsonrpc":"2.0","id":"a","method":5}`, 200, `{"jsonrpc": "2.0", "id": "a", "error": {"code": -32601, "message": "Unknown method: expected a string, got int"}}`},
+		{"float method", `{"jsonrpc":"2.0","id":2,"method":1.5}`, 200, `{"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Unknown method: expected a string, got float"}}`},
+		{"missing method", `{"jsonrpc":"2.0","id":3}`, 200, `{"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "Unknown method: expected a string, got NoneType"}}`},
+		{"list method", `{"jsonrpc":"2.0","id":4,"method":[]}`, 200, `{"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Unknown method: expected a string, got list"}}`},
+		{"call without params", `{"jsonrpc":"2.0","id":5,"method":"tools/call"}`, 200, `{"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params: 'name' is required for tools/call"}}`},
+		{"call with list params", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}`, 200, `{"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params: 'name' is required for tools/call"}}`},
+		{"call without name", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{}}}`, 200, `{"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params: 'name' is required for tools/call"}}`},
+		{"integer name", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":5}}`, 200, `{"jsonrpc": "2.0", "id": 6, "error": {"code": -32602, "message": "Invalid params: 'name' must be a string and 'arguments' an object"}}`},
+		{"null name", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":null}}`, 200, `{"jsonrpc": "2.0", "id": 6, "error": {"code": -32602, "message": "Invalid params: 'name' must be a string and 'arguments' an object"}}`},
+		{"string arguments", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"mempalace_event_list","arguments":"x"}}`, 200, `{"jsonrpc": "2.0", "id": 6, "error": {"code": -32602, "message": "Invalid params: 'name' must be a string and 'arguments' an object"}}`},
+		{"unknown tool", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mempalace_search"}}`, 200, `{"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Unknown tool: mempalace_search"}}`},
+		{"unknown tool, bad arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":[1]}}`, 200, `{"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "Invalid params: 'name' must be a string and 'arguments' an object"}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, header, body := h.post(tc.body)
+			if status != tc.status || string(body) != tc.want {
+				t.Fatalf("got %d %s\nwant %d %s", status, body, tc.status, tc.want)
+			}
+			if tc.want != "" && header.Get("Content-Type") != "application/json" {
+				t.Fatalf("Content-Type %q", header.Get("Content-Type"))
+			}
+		})
+	}
+}
+
+// TestMCPBareToolsCall is a client that POSTs one tools/call with only
+// "Accept: application/json" and a bearer token, and no initialize.
+func TestMCPBareToolsCall(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	status, header, body := h.post(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"mempalace_event_list","arguments":{"stream":"s"}}}`)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	if ct := header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type %q, want application/json", ct)
+	}
+	want := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"{\n  \"events\": [],\n  \"count\": 0,\n  \"cursor\": \"` +
+		store.EncodeCursor(map[string]int64{}) + `\"\n}"}]}}`
+	if string(body) != want {
+		t.Fatalf("body\n%s\nwant\n%s", body, want)
+	}
+}
+
+// TestMCPAnyContentType covers a client posting with curl's default form
+// content type and no Accept header at all.
+func TestMCPAnyContentType(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	resp, err := http.Post(h.url, "application/x-www-form-urlencoded", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r rpcReply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != 200 || string(r.Result) != "{}" {
+		t.Fatalf("ping: %d %s %v", resp.StatusCode, r.Result, err)
+	}
+}
+
+func TestMCPInitialize(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{Version: "1.2.3"})
+	for _, tc := range []struct{ params, want string }{
+		{`{}`, "2024-11-05"},
+		{`[]`, "2024-11-05"},
+		{``, "2024-11-05"},
+		{`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`, "2025-06-18"},
+		{`{"protocolVersion":"2025-03-26"}`, "2025-03-26"},
+		{`{"protocolVersion":"1999-01-01"}`, "2025-11-25"},
+		{`{"protocolVersion":"2026-07-28"}`, "2025-11-25"},
+	} {
+		r := h.rpc("initialize", tc.params)
+		want := `{"capabilities":{"tools":{}},"protocolVersion":"` + tc.want + `","serverInfo":{"name":"mempalace","version":"1.2.3"}}`
+		if string(r.Result) != want {
+			t.Errorf("initialize %s: %s\nwant %s", tc.params, r.Result, want)
+		}
+	}
+	if r := h.rpc("ping", ""); string(r.Result) != "{}" {
+		t.Errorf("ping: %s", r.Result)
+	}
+}

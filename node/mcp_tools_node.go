@@ -1,0 +1,38 @@
+package node
+
+import (
+	"context"
+
+	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/pyjson"
+)
+
+func (t *mcpTools) taskCreate(ctx context.Context, a *callArgs) (any, error) {
+	c := newChecker(a)
+	in := store.TaskInput{ // read in the hub's validation order
+		Project:    c.taskText("project", "project"),
+		FromAgent:  c.taskText("from_agent", "requesting agent"),
+		ToAgent:    c.taskText("to_agent", "destination agent"),
+		Branch:     c.taskText("branch", "branch"),
+		BaseCommit: c.taskBaseCommit("base_commit"),
+		Goal:       c.verbatimTaskText("goal", "goal"),
+		Done:       c.verbatimTaskText("done", "definition of done"),
+	}
+	in.IdempotencyKey = c.routing("idempotency_key", false)
+	if c.err != nil {
+		return nil, c.err
+	}
+	w, handoff, err := t.log.TaskCreate(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return written(pyjson.Object{{Key: "task", Value: w.Event}, {Key: "handoff", Value: handoff}}, w), nil
+}
+
+// meshPeers answers with the node's roster, the GET /sync/peers payload.
+func (t *mcpTools) meshPeers(ctx context.Context, _ *callArgs) (any, error) {
+	if t.roster == nil {
+		return nil, toolFailure("the mesh roster is not available on this node")
+	}
+	return t.roster(ctx)
+}

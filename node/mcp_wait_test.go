@@ -1,0 +1,145 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/store"
+)
+
+// waitProbe reports each Wait call as it enters the store.
+type waitProbe struct {
+	MCPStore
+	entered chan struct{}
+}
+
+func (p *waitProbe) Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error) {
+	p.entered <- struct{}{}
+	return p.MCPStore.Wait(ctx, f, timeout)
+}
+
+func newProbedHarness(t testing.TB, opts MCPOptions) (*mcpHarness, *waitProbe) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	probe := &waitProbe{MCPStore: st, entered: make(chan struct{}, 1)}
+	opts.Store = probe
+	h := newMCPHarness(t, opts)
+	h.store = st
+	return h, probe
+}
+
+// TestMCPWaitWokenByAppend: a wait blocked in the store returns the event
+// a concurrent append commits, well before its timeout.
+func TestMCPWaitWokenByAppend(t *testing.T) {
+	h, probe := newProbedHarness(t, MCPOptions{})
+	first := h.appendEvent(`{"type":"t","stream":"s","room":"r","from_agent":"a"}`)
+	done := make(chan rpcReply, 1)
+	go func() {
+		done <- h.call(toolEventWait, `{"stream":"s","since_event_id":"`+first["id"].(string)+`","timeout_ms":60000,"from_agent":"b"}`)
+	}()
+	<-probe.entered
+	start := time.Now()
+	second := h.appendEvent(`{"type":"t","stream":"s","room":"r","from_agent":"a","body":"wake"}`)
+	var r rpcReply
+	select {
+	case r = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("event_wait was not woken by the append")
+	}
+	t.Logf("woken %v after the append started", time.Since(start))
+	p := r.payload(t)
+	events := p["events"].([]any)
+	if p["timed_out"] != false || len(events) != 1 || events[0].(map[string]any)["id"] != second["id"] || p["note"] != fromAgentNote {
+		t.Fatalf("wait result %v", p)
+	}
+	if keys := r.keys(t); strings.Join(keys, " ") != "timed_out events count cursor note" {
+		t.Fatalf("wait keys %v", keys)
+	}
+}
+
+func TestMCPWaitTimeout(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	h.appendEvent(`{"type":"t","stream":"s","room":"r","from_agent":"a"}`)
+	for _, args := range []string{`{"stream":"other","timeout_ms":0}`, `{"stream":"other","timeout_ms":30}`, `{"stream":"other","timeout_ms":1.9}`} {
+		if text := h.call(toolEventWait, args).text(t); text != "{\n  \"timed_out\": true,\n  \"events\": [],\n  \"count\": 0\n}" {
+			t.Fatalf("%s: %q", args, text)
+		}
+	}
+	// Without a cursor any existing match returns at once, oldest first.
+	h.appendEvent(`{"type":"t","stream":"s","room":"r","from_agent":"a","body":"2"}`)
+	p := h.call(toolEventWait, `{"stream":"s","timeout_ms":0}`).payload(t)
+	if events := p["events"].([]any); p["timed_out"] != false || len(events) != 2 || events[1].(map[string]any)["body"] != "2" {
+		t.Fatalf("wait with history: %v", p)
+	}
+}
+
+// TestMCPWaitDrain: draining the node ends a wait as a timeout.
+func TestMCPWaitDrain(t *testing.T) {
+	drain, stop := context.WithCancel(context.Background())
+	h, probe := newProbedHarness(t, MCPOptions{Drain: drain})
+	done := make(chan rpcReply, 1)
+	go func() { done <- h.call(toolEventWait, `{"stream":"s","timeout_ms":300000}`) }()
+	<-probe.entered
+	stop()
+	select {
+	case r := <-done:
+		if p := r.payload(t); p["timed_out"] != true || p["count"] != json.Number("0") {
+			t.Fatalf("drained wait: %v", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("drain did not end the wait")
+	}
+}
+
+// TestMCPWaitCallerGone: a client that hangs up frees its wait at once.
+func TestMCPWaitCallerGone(t *testing.T) {
+	h, probe := newProbedHarness(t, MCPOptions{})
+	ctx, hangUp := context.WithCancel(context.Background())
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_wait","arguments":{"stream":"s","timeout_ms":300000}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-probe.entered
+	hangUp()
+	eventually(t, 10*time.Second, "the abandoned wait to return", func() bool {
+		return callCount(t, h, toolEventWait, outcomeOK) == 1
+	})
+}
+
+// callCount reads lsnode_mcp_calls_total{tool, result}.
+func callCount(t testing.TB, h *mcpHarness, tool, result string) float64 {
+	t.Helper()
+	families, err := h.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "lsnode_mcp_calls_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["tool"] == tool && labels["result"] == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
