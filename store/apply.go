@@ -71,6 +71,9 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 
 func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 	e := op.Event
+	if e.OriginSeq <= 0 || !ValidReplicaID(e.OriginReplica) {
+		return s.refuseSlotless(w, e, res)
+	}
 	top := w.top(e.OriginReplica)
 	if e.OriginSeq > 0 && e.OriginSeq <= top {
 		return s.applyHeld(w, e, res)
@@ -109,6 +112,32 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 	res.Applied++
 	s.observeRemote(clean, res)
 	return nil
+}
+
+// refuseSlotless quarantines an op whose origin or origin_seq cannot name
+// a slot. The prefix does not move: consuming such a "slot" would put an
+// invalid origin into the version vector (and into cursors) or move an
+// origin's top backwards. The same op offered again is a duplicate.
+func (s *Store) refuseSlotless(w *writeTx, e Event, res *ApplyResult) error {
+	_, verr := validateRemoteEvent(e)
+	if verr == nil { // unreachable: validation checks both fields
+		verr = fmt.Errorf("remote event %s names no valid origin slot", reprID(e.ID))
+	}
+	var seqArg any // stored as quarantine stores it: no origin, no seq
+	if e.OriginReplica != "" {
+		seqArg = e.OriginSeq
+	}
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
+WHERE advanced = 0 AND reason = ? AND item_id = ? AND origin_replica IS ? AND origin_seq IS ? AND detail = ?`,
+		reasonInvalid, e.ID, nullable(e.OriginReplica), seqArg, verr.Error()).Scan(&n); err != nil {
+		return fmt.Errorf("look up quarantine: %w", err)
+	}
+	if n > 0 {
+		res.Duplicates++
+		return nil
+	}
+	return s.quarantine(w, res, reasonInvalid, e.OriginReplica, e.OriginSeq, e.ID, verr, e, false)
 }
 
 // applyHeld handles an op at or below the held top: the same op is a

@@ -187,7 +187,7 @@ func queryVersionVector(ctx context.Context, db *sql.DB) (map[string]int64, erro
 	rows, err := db.QueryContext(ctx, `SELECT origin_replica, max(top) FROM (
   SELECT origin_replica, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica
   UNION ALL
-  SELECT origin_replica, max(origin_seq) FROM lsnode_quarantine WHERE advanced = 1 GROUP BY origin_replica)
+  SELECT origin_replica, max(origin_seq) FROM lsnode_quarantine WHERE advanced = 1 AND origin_replica IS NOT NULL GROUP BY origin_replica)
 GROUP BY origin_replica`)
 	if err != nil {
 		return nil, fmt.Errorf("read version vector: %w", err)
