@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -251,4 +253,16 @@ func mustApply(t testing.TB, s *Store, b Batch) ApplyResult {
 func fmtResult(r ApplyResult) string {
 	return fmt.Sprintf("applied=%d dup=%d quarantined=%d deferred=%d artifacts=%d missing=%v",
 		r.Applied, r.Duplicates, r.Quarantined, r.Deferred, r.Artifacts, r.Missing)
+}
+
+// openRawDB opens a data dir's database file directly, as another program
+// (the Python hub) would.
+func openRawDB(t testing.TB, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db
 }
