@@ -56,7 +56,7 @@ func (e *encoder) value(v any) error {
 	case json.Marshaler:
 		err = e.marshaler(x)
 	default:
-		err = e.reflect(reflect.ValueOf(v))
+		err = e.reflected(reflect.ValueOf(v))
 	}
 	return err
 }
@@ -187,8 +187,8 @@ func (e *encoder) newline() {
 	}
 }
 
-// reflect handles named and composite types the type switch does not.
-func (e *encoder) reflect(rv reflect.Value) error {
+// reflected handles named and composite types the type switch does not.
+func (e *encoder) reflected(rv reflect.Value) error {
 	switch rv.Kind() {
 	case reflect.Bool:
 		return e.value(rv.Bool())

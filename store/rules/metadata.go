@@ -11,7 +11,8 @@ import (
 
 // Metadata validates event or artifact metadata and returns its canonical
 // text (pyjson.Dumps: sorted keys, non-ASCII kept). nil and a JSON null
-// are "{}". v may be a decoded object (map[string]any, pyjson.Object, any
+// are "{}", and so are a nil map and empty JSON text (an absent argument).
+// v may be a decoded object (map[string]any, pyjson.Object, any
 // string-keyed map) or JSON text as json.RawMessage or []byte, which must
 // hold an object. The canonical text must be at most MaxMetadataBytes.
 func Metadata(v any) ([]byte, error) {
@@ -29,8 +30,12 @@ func Metadata(v any) ([]byte, error) {
 	case pyjson.Object:
 		text, err = dumpsMetadata(x)
 	default:
-		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String {
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String {
 			return nil, invalidf("metadata must be an object")
+		}
+		if rv.IsNil() {
+			return []byte("{}"), nil
 		}
 		text, err = dumpsMetadata(v)
 	}
@@ -53,7 +58,7 @@ func dumpsMetadata(v any) ([]byte, error) {
 
 // metadataText canonicalises JSON text that must hold an object (or null).
 func metadataText(raw []byte) ([]byte, error) {
-	if string(bytes.TrimSpace(raw)) == "null" {
+	if trimmed := string(bytes.TrimSpace(raw)); trimmed == "" || trimmed == "null" {
 		return []byte("{}"), nil
 	}
 	text, err := pyjson.Canonical(raw)

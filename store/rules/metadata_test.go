@@ -28,6 +28,8 @@ func TestMetadata(t *testing.T) {
 		{"raw", json.RawMessage(`{"b":1.0,"a":{"d":"\u00e9","c":[]}}`), `{"a": {"c": [], "d": "é"}, "b": 1.0}`, ""},
 		{"raw_bytes", []byte(` {"x": 1} `), `{"x": 1}`, ""},
 		{"raw_null", json.RawMessage(" null "), "{}", ""},
+		{"raw_empty", json.RawMessage(nil), "{}", ""},
+		{"nil_map", map[string]any(nil), "{}", ""},
 		{"raw_list", json.RawMessage(`[1]`), "", notObject},
 		{"raw_string", json.RawMessage(`"{}"`), "", notObject},
 		{"raw_invalid", json.RawMessage(`{"a":`), "", notObject},
