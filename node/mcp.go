@@ -61,6 +61,9 @@ type MCPOptions struct {
 // first.
 var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
+// defaultMCPRequestBytes is the hub's request size limit (16 MiB).
+const defaultMCPRequestBytes = 16 << 20
+
 // NewMCPHandler returns the handler of POST /mcp: the MCP tools over
 // streamable HTTP (official Go SDK, stateless, JSON responses) behind a
 // thin layer that keeps the Python hub's JSON-RPC behaviour where clients
@@ -76,7 +79,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		opts.Version = "dev"
 	}
 	if opts.MaxRequestBytes <= 0 {
-		opts.MaxRequestBytes = DefaultMaxRequestBytes
+		opts.MaxRequestBytes = defaultMCPRequestBytes
 	}
 	tools := &mcpTools{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain,
