@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+
+	"github.com/lsnode/lsnode/hlc"
 )
 
 // ProtocolVersion is the session protocol spoken by this build. A peer with
@@ -63,6 +68,15 @@ type Config struct {
 	DialBackoffMax time.Duration
 	// Logger receives session events; nil discards them.
 	Logger *slog.Logger
+	// Wall is the wall clock used to measure peer clock offsets and time
+	// the sessions; nil means hlc.SystemClock{}.
+	Wall hlc.WallClock
+	// Metrics is where the Replicator registers its collectors; nil
+	// registers nothing.
+	Metrics prometheus.Registerer
+	// DialOptions are added to every outbound connection (TLS or mTLS
+	// credentials); with none, connections are plaintext.
+	DialOptions []grpc.DialOption
 }
 
 // DefaultConfig returns the defaults for clusterID.

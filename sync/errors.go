@@ -11,6 +11,9 @@ var (
 	ErrProtocolVersion = errors.New("unsupported protocol version")
 	// ErrSelfConnection refuses a session whose peer is this replica.
 	ErrSelfConnection = errors.New("connected to self")
+	// ErrRefused marks a session the peer refused at the handshake; the
+	// error text carries the peer's reason.
+	ErrRefused = errors.New("peer refused the session")
 	// ErrProtocol marks a frame that breaks the session protocol (data
 	// before the handshake, an empty frame, a malformed field).
 	ErrProtocol = errors.New("protocol violation")

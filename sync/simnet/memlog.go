@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // MemLog is an in-memory lssync.Log with the store's apply rules: every

@@ -1,0 +1,117 @@
+package lssync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+)
+
+// outPeer is a configured peer address: one goroutine (dialLoop) keeps a
+// session to it open, reconnecting with exponential backoff.
+type outPeer struct {
+	addr   string
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     struct {
+		sync.Mutex
+		sess  *session // nil between sessions
+		state string   // StateConnecting, StateBackoff or StateRefused when sess is nil
+		err   error    // why the last session ended
+	}
+}
+
+func newOutPeer(addr string, cancel context.CancelFunc) *outPeer {
+	p := &outPeer{addr: addr, cancel: cancel, done: make(chan struct{})}
+	p.mu.state = StateConnecting
+	return p
+}
+
+func (p *outPeer) set(sess *session, state string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mu.sess, p.mu.state = sess, state
+	if err != nil {
+		p.mu.err = err
+	}
+}
+
+// dialLoop owns the peer's connection until ctx ends.
+func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
+	defer close(p.done)
+	conn, err := grpc.NewClient(p.addr, r.dialOptions()...)
+	if err != nil {
+		p.set(nil, StateRefused, fmt.Errorf("dial %s: %w", p.addr, err))
+		return
+	}
+	defer conn.Close()
+	client := pb.NewReplicationClient(conn)
+	backoff := r.cfg.DialBackoffMin
+	for ctx.Err() == nil {
+		reachedReady, err := r.runOutbound(ctx, client, p)
+		if ctx.Err() != nil {
+			return
+		}
+		state := endReason(err)
+		p.set(nil, state, err)
+		r.logger.Info("replication session ended", "peer", p.addr, "err", err)
+		if reachedReady {
+			backoff = r.cfg.DialBackoffMin
+		}
+		if state == StateRefused {
+			backoff = r.cfg.DialBackoffMax
+		}
+		if !sleepCtx(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, r.cfg.DialBackoffMax)
+	}
+}
+
+// runOutbound opens one Session stream and runs it to its end.
+func (r *Replicator) runOutbound(ctx context.Context, client pb.ReplicationClient, p *outPeer) (bool, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := client.Session(sctx)
+	if err != nil {
+		return false, fmt.Errorf("open session to %s: %w", p.addr, fromStatus(err))
+	}
+	s := r.newSession("outbound", p.addr, stream)
+	p.set(s, StateConnecting, nil)
+	r.track(s, true)
+	defer r.track(s, false)
+	err = s.run(sctx)
+	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		err = fmt.Errorf("session to %s: %w", p.addr, err)
+	}
+	return s.link.ready, err
+}
+
+func (r *Replicator) dialOptions() []grpc.DialOption {
+	opts := []grpc.DialOption{grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(r.cfg.MaxMessageBytes),
+		grpc.MaxCallSendMsgSize(r.cfg.MaxMessageBytes),
+	)}
+	if len(r.cfg.DialOptions) == 0 {
+		return append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	}
+	return append(opts, r.cfg.DialOptions...)
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether d elapsed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,44 @@
+package lssync
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
+
+	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+)
+
+// grpcServer serves the Replication service: every inbound Session
+// stream runs a listener-side session.
+type grpcServer struct {
+	pb.UnimplementedReplicationServer
+	r *Replicator
+}
+
+// RegisterGRPC registers the Replication service on s. Sessions are
+// accepted only between Start and Stop. The caller configures s (TLS,
+// MaxRecvMsgSize of at least Config.MaxMessageBytes: see ServerOptions).
+func (r *Replicator) RegisterGRPC(s *grpc.Server) {
+	pb.RegisterReplicationServer(s, grpcServer{r: r})
+}
+
+// ServerOptions returns the grpc.ServerOptions replication needs (message
+// size limits); pass them to grpc.NewServer with the node's own.
+func (r *Replicator) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(r.cfg.MaxMessageBytes),
+		grpc.MaxSendMsgSize(r.cfg.MaxMessageBytes),
+	}
+}
+
+// Session implements pb.ReplicationServer.
+func (g grpcServer) Session(stream grpc.BidiStreamingServer[pb.Frame, pb.Frame]) error {
+	addr := ""
+	if p, ok := peer.FromContext(stream.Context()); ok {
+		addr = p.Addr.String()
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	return toStatus(g.r.serveInbound(ctx, addr, stream))
+}

@@ -1,0 +1,48 @@
+package lssync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// toStatus maps a session error to the gRPC status the listener returns.
+// This and fromStatus are the only places that know gRPC codes.
+func toStatus(err error) error {
+	var code codes.Code
+	switch {
+	case err == nil, errors.Is(err, io.EOF):
+		return nil
+	case errors.Is(err, ErrClusterMismatch), errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection):
+		code = codes.FailedPrecondition
+	case errors.Is(err, ErrProtocol):
+		code = codes.InvalidArgument
+	case errors.Is(err, ErrStalled), errors.Is(err, ErrHandshakeTimeout):
+		code = codes.DeadlineExceeded
+	case errors.Is(err, ErrStopped), errors.Is(err, context.Canceled):
+		code = codes.Unavailable
+	default:
+		code = codes.Internal
+	}
+	return status.Error(code, err.Error())
+}
+
+// fromStatus maps an error from a stream back into this package's terms:
+// a refusal becomes ErrRefused with the peer's reason.
+func fromStatus(err error) error {
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.FailedPrecondition:
+		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
+	case codes.InvalidArgument:
+		return fmt.Errorf("%w: peer says: %s", ErrProtocol, st.Message())
+	}
+	return err
+}

@@ -1,0 +1,207 @@
+package lssync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/store"
+)
+
+// frameStream is the transport of one session: a gRPC stream in
+// production (client or server side).
+type frameStream interface {
+	Send(*pb.Frame) error
+	Recv() (*pb.Frame, error)
+}
+
+// session runs one Link over one stream. Goroutines: the loop (the
+// caller's), a reader and a writer. The loop owns the Link; the reader
+// feeds a bounded inbox (a full inbox stops reading: backpressure to the
+// peer); the writer drains the outbox. Reader and writer exit when the
+// stream ends, which the owner causes by cancelling the stream's context
+// (client) or returning from the handler (server); both are registered in
+// the Replicator's WaitGroup so Stop joins them.
+type session struct {
+	r      *Replicator
+	link   *Link
+	dir    string // "outbound" or "inbound"
+	addr   string
+	stream frameStream
+	out    *outbox
+	local  chan []store.Op // committed ops to offer for push; bounded
+	lagged atomic.Bool     // local ops were dropped for this session
+	kick   chan struct{}
+	status atomic.Pointer[LinkStatus]
+}
+
+func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
+	s := &session{
+		r:      r,
+		link:   newLink(r.cfg, r.log, dir == "outbound", r.m),
+		dir:    dir,
+		addr:   addr,
+		stream: stream,
+		out:    newOutbox(r.cfg.OutboxBytes),
+		local:  make(chan []store.Op, r.cfg.LocalQueue),
+		kick:   make(chan struct{}, 1),
+	}
+	s.status.Store(&LinkStatus{})
+	return s
+}
+
+// offer hands committed ops to the session without blocking; when its
+// queue is full they are dropped and the session will ask its peer to pull.
+func (s *session) offer(ops []store.Op) {
+	select {
+	case s.local <- ops:
+	default:
+		s.markLagged()
+	}
+}
+
+func (s *session) markLagged() {
+	s.lagged.Store(true)
+	s.r.m.dropped()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run drives the session until ctx ends, the stream fails, or the Link
+// returns an error. It returns why the session ended.
+func (s *session) run(ctx context.Context) error {
+	inbox := make(chan *pb.Frame, s.r.cfg.InboxFrames)
+	readErr := make(chan error, 1)
+	writeErr := make(chan error, 1)
+	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
+	s.r.goFunc(func() { s.write(ctx, writeErr) })
+	s.r.m.session(s.dir, 1)
+	defer s.r.m.session(s.dir, -1)
+
+	ticker := time.NewTicker(s.r.cfg.TickInterval)
+	defer ticker.Stop()
+	if err := s.emit(s.link.Open(s.now())); err != nil {
+		return err
+	}
+	for {
+		var out []*pb.Frame
+		var err error
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err = <-readErr:
+			return err
+		case err = <-writeErr:
+			return err
+		case f := <-inbox:
+			s.r.m.frame("received", FrameKind(f), proto.Size(f))
+			out, err = s.link.Handle(ctx, f, s.now())
+			if f.GetHello() != nil {
+				s.refresh()
+			}
+		case ops := <-s.local:
+			out, err = s.link.Local(ctx, ops)
+		case <-s.kick:
+		case <-ticker.C:
+			out, err = s.tick()
+		}
+		if err == nil && s.lagged.Swap(false) {
+			out = append(out, s.link.Lagged(s.now())...)
+		}
+		if err == nil {
+			err = s.emit(out)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *session) now() time.Time { return s.r.wall.Now() }
+
+func (s *session) tick() ([]*pb.Frame, error) {
+	now := s.now()
+	if s.out.stalledSince(now, s.r.cfg.StallTimeout) {
+		return nil, fmt.Errorf("%w: nothing sent for %s", ErrStalled, s.r.cfg.StallTimeout)
+	}
+	out, err := s.link.Tick(now)
+	s.refresh()
+	return out, err
+}
+
+// refresh publishes the link's status for Peers and the lag metric.
+func (s *session) refresh() {
+	st := s.link.Status(s.r.log.VersionVector())
+	s.status.Store(&st)
+	if st.Ready {
+		s.r.m.peerLag(st.PeerReplicaID, st.LagOps)
+	}
+}
+
+// emit queues frames for the writer. A push that does not fit is dropped
+// and repaired by a round; a stalled peer ends the session.
+func (s *session) emit(frames []*pb.Frame) error {
+	for _, f := range frames {
+		accepted, stalled := s.out.put(f, s.now())
+		if stalled {
+			return fmt.Errorf("%w: send queue over %d bytes", ErrStalled, 2*s.r.cfg.OutboxBytes)
+		}
+		if !accepted {
+			s.markLagged()
+		}
+	}
+	return nil
+}
+
+func (s *session) read(ctx context.Context, inbox chan<- *pb.Frame, errc chan<- error) {
+	for {
+		f, err := s.stream.Recv()
+		if err != nil {
+			errc <- fromStatus(err)
+			return
+		}
+		select {
+		case inbox <- f:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *session) write(ctx context.Context, errc chan<- error) {
+	for {
+		f, size, ok := s.out.take()
+		if !ok {
+			select {
+			case <-s.out.ready:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err := s.stream.Send(f); err != nil {
+			errc <- fromStatus(err)
+			return
+		}
+		s.out.sent(s.now())
+		s.r.m.frame("sent", FrameKind(f), size)
+	}
+}
+
+// endReason classifies why a session ended, for PeerStatus.State.
+func endReason(err error) string {
+	switch {
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrClusterMismatch),
+		errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection):
+		return StateRefused
+	default:
+		return StateBackoff
+	}
+}

@@ -1,0 +1,42 @@
+package lssync
+
+import "time"
+
+// Peer states shown by Peers.
+const (
+	StateConnecting = "connecting" // dialing or handshaking
+	StateSyncing    = "syncing"    // session up, pulling or checking
+	StateFollowing  = "following"  // caught up; new ops arrive by push
+	StateBackoff    = "backoff"    // last session failed; waiting to redial
+	StateRefused    = "refused"    // the peer refused us (cluster, version, self) or we refused it
+)
+
+// PeerStatus is one row of the replication roster.
+type PeerStatus struct {
+	Addr        string // configured address (outbound) or remote address (inbound)
+	Direction   string // "outbound" (AddPeer) or "inbound" (accepted)
+	ReplicaID   string // "" until a handshake succeeded
+	State       string
+	LastSync    time.Time     // last completed round or pull; zero if none yet
+	LagOps      int64         // ops the peer holds that this node lacks, from vectors
+	ClockOffset time.Duration // peer minus local, measured at the handshake and every round
+	RTT         time.Duration
+	ClockSkewed bool   // |ClockOffset| > Config.MaxClockOffset
+	LastError   string // why the last session ended; "" if none
+}
+
+func peerStatus(addr, dir string, st LinkStatus) PeerStatus {
+	ps := PeerStatus{
+		Addr: addr, Direction: dir, ReplicaID: st.PeerReplicaID, State: StateConnecting,
+		LastSync: st.LastSync, LagOps: st.LagOps, ClockOffset: st.ClockOffset, RTT: st.RTT,
+		ClockSkewed: st.ClockSkewed,
+	}
+	switch {
+	case !st.Ready:
+	case st.CaughtUp:
+		ps.State = StateFollowing
+	default:
+		ps.State = StateSyncing
+	}
+	return ps
+}
