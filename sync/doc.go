@@ -1,0 +1,83 @@
+// Package lssync replicates the coordination log between lsnode nodes
+// (DESIGN.md §4). The folder is sync/ but the package is lssync so that it
+// never shadows the standard library; importers write
+//
+//	lssync "github.com/lsnode/lsnode/sync"
+//
+// # Shape
+//
+// Link is the deterministic core of one session: frames, timer ticks and
+// locally committed ops go in (each with the caller's wall time), frames
+// come out, and the only side effects are reads and idempotent ApplyBatch
+// writes on the Log. It opens no socket, starts no goroutine and reads no
+// clock, so the seeded simulator in sync/simnet can drive many of them over
+// lossy, partitioned links and replay any run from its seed.
+//
+// Replicator is the runtime around it: one gRPC Session stream per
+// connected pair (lsnode.v1.Replication), a dial loop per configured peer,
+// inbound sessions through RegisterGRPC, and one Log subscription fanned
+// out to every session for live push.
+//
+// # Protocol
+//
+//  1. Handshake. The dialer sends Hello; the listener checks cluster id,
+//     protocol version and that the peer is not itself, then answers Hello
+//     echoing the dialer's send time; the dialer measures the clock offset
+//     and round trip and sends them back in a third Hello. A peer of
+//     another cluster is refused (FAILED_PRECONDITION naming both cluster
+//     ids) before any op or vector crosses.
+//  2. Anti-entropy, digest first. The dialer starts a round every
+//     SyncInterval (either end may start one when it suspects a gap): a
+//     Digest holds a 16-byte hash of the version vector, so an idle round
+//     is two small frames whatever the number of origins. On a mismatch
+//     both ends exchange full vectors and each pulls, per origin, the range
+//     after its own top, third-party origins included (relay).
+//  3. Pull. A Pull names ranges; the answer is at most PullWindow Batch
+//     frames, each bounded by BatchOps and BatchBytes and carrying the
+//     artifacts its events name ahead of them. Each batch is applied in one
+//     transaction; the puller asks for the next window when the last batch
+//     of the previous one arrives.
+//  4. Push. An end that is caught up says so (follow) in every Digest,
+//     DigestReply and Vector; the peer then pushes every op committed
+//     locally (its own and relayed ones) that the follower is not known to
+//     hold.
+//
+// # Guarantees
+//
+//   - Convergence: once two connected nodes stop receiving new ops, a
+//     round finds every difference and the pulls close it; with any
+//     connected topology every node ends with the same op set.
+//   - Safety under loss, duplication and reordering: every frame is either
+//     idempotent (batches, vectors) or tagged with a round or pull id and
+//     ignored when stale; the Log applies an op only when it extends the
+//     origin's prefix (PrevSeq), so no order of arrival creates a hole.
+//   - Bounded resources: one round and one pull in flight per session; a
+//     pull answer buffers at most PullWindow*BatchBytes; the per-session
+//     queues (LocalQueue op lists, OutboxBytes, InboxFrames) are bounded.
+//     Appends never wait for a peer: the Log's subscription drops a slow
+//     reader, the fan-out never blocks on a session, a full session queue
+//     drops pushes and asks the peer to pull instead.
+//   - Clock offset: measured at the handshake and every round; beyond
+//     MaxClockOffset it is logged, exported and shown in PeerStatus. The
+//     ops are stored anyway and the local clock is never moved here (the
+//     store's HLC bounds what a remote stamp may do).
+//
+// # Hazards
+//
+//   - Push is best effort. A dropped push is repaired by the next round,
+//     so SyncInterval bounds how long a gap can last on an idle session.
+//   - An origin whose next op is quarantined at the receiver (a conflict)
+//     stops advancing there, by the store's prefix rule; other origins go
+//     on. The range is offered again every round until an operator acts.
+//   - Two nodes that both list each other run two sessions, and pushes
+//     flow on both; this is wasteful, not wrong.
+//   - The offset estimate is off by up to half the round trip.
+//
+// # Concurrency
+//
+// A Link is driven by one goroutine. Replicator is safe for concurrent
+// use; its goroutines (fan-out, dial loops, session readers and writers)
+// are started through one helper and joined by Stop. Lock order:
+// Replicator.mu, then outPeer.mu, then outbox.mu; none is held across
+// network I/O or a Log call.
+package lssync
