@@ -1,0 +1,145 @@
+package lssync_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/simnet"
+)
+
+// simAgents are the agents events are addressed to, so owed sets matter.
+var simAgents = []string{"ana@1", "bo@2", "cy@3"}
+
+// storeLog is a real store.Store driven by the simulation.
+type storeLog struct {
+	lssync.Log
+	st  *store.Store
+	rng *rand.Rand
+}
+
+func (s storeLog) appendEvent(body string, artifact bool) (store.Event, error) {
+	ctx := context.Background()
+	from := simAgents[s.rng.IntN(len(simAgents))]
+	if !artifact && s.rng.IntN(4) == 0 {
+		if owed, err := s.st.Owed(ctx, from, "", 50); err == nil && len(owed) > 0 {
+			w, err := s.st.Ack(ctx, store.AckInput{EventID: owed[s.rng.IntN(len(owed))].ID, FromAgent: from, Status: "applied"})
+			return w.Event, err
+		}
+	}
+	in := store.AppendInput{
+		Type: "task.request", Stream: "sim", Room: "main", FromAgent: from,
+		ToAgent: simAgents[s.rng.IntN(len(simAgents))], Body: body,
+	}
+	if artifact {
+		w, err := s.st.PutArtifact(ctx, store.ArtifactInput{Kind: "note", Content: body, CreatedBy: from})
+		if err != nil {
+			return store.Event{}, err
+		}
+		in.ArtifactIDs = []string{w.Artifact.ID}
+	}
+	w, err := s.st.Append(ctx, in)
+	return w.Event, err
+}
+
+func (s storeLog) opsOf(origin string) ([]store.Op, error) {
+	var out []store.Op
+	after := int64(0)
+	for {
+		ops, err := s.st.OpsAfter(context.Background(), origin, after, 500, 0)
+		if err != nil || len(ops) == 0 {
+			return out, err
+		}
+		out = append(out, ops...)
+		after = ops[len(ops)-1].Event.OriginSeq
+	}
+}
+
+func (s storeLog) quarantined() ([]string, error) {
+	q, err := s.st.Quarantine(context.Background(), 100)
+	var out []string
+	for _, e := range q {
+		out = append(out, e.ItemID+": "+e.Reason)
+	}
+	return out, err
+}
+
+func (s storeLog) close() error { return s.st.Close() }
+
+type simWall struct {
+	net  *simnet.Network
+	name string
+}
+
+func (w simWall) Now() time.Time { return w.net.NodeNow(w.name) }
+
+// storeLogs opens (or reopens) a store per node in dir, on the node's
+// simulated wall clock.
+func storeLogs(t *testing.T, dir string, seed uint64) logFactory {
+	return func(net *simnet.Network, name string) (simLog, error) {
+		st, err := store.Open(context.Background(), store.Config{
+			Dir: filepath.Join(dir, name), ReplicaID: name, Wall: simWall{net, name},
+		})
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { st.Close() })
+		return storeLog{Log: lssync.StoreLog(st), st: st, rng: rand.New(rand.NewPCG(seed, uint64(len(name))))}, nil
+	}
+}
+
+// TestSimulation_Stores runs the simulation over real stores (restarts
+// close and reopen them) and checks, on top of the op sets, that every
+// node computes the same owed set for every agent.
+func TestSimulation_Stores(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 42}
+	if *simSeed != 0 {
+		seeds = []uint64{*simSeed}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			sc := newScenario(seed, storeLogs(t, t.TempDir(), seed))
+			sc.reopen = true
+			sc.steps = 150
+			replay := fmt.Sprintf("seed %d (replay: go test ./sync -run TestSimulation_Stores -sim.seed=%d)", seed, seed)
+			if err := sc.run(); err != nil {
+				t.Fatalf("%s: %v", replay, err)
+			}
+			if err := sc.verify(); err != nil {
+				t.Fatalf("%s: %v", replay, err)
+			}
+			if err := sc.verifyOwed(); err != nil {
+				t.Fatalf("%s: %v", replay, err)
+			}
+			t.Logf("%s", sc.summary())
+		})
+	}
+}
+
+func (sc *scenario) verifyOwed() error {
+	for _, agent := range simAgents {
+		var want []string
+		for i, name := range sc.names {
+			owed, err := sc.logs[name].(storeLog).st.Owed(context.Background(), agent, "", 500)
+			if err != nil {
+				return err
+			}
+			ids := make([]string, len(owed))
+			for j, e := range owed {
+				ids[j] = e.ID
+			}
+			if i == 0 {
+				want = ids
+			} else if !slices.Equal(ids, want) {
+				return fmt.Errorf("owed(%s) on %s = %v, on %s = %v", agent, name, ids, sc.names[0], want)
+			}
+		}
+	}
+	return nil
+}
