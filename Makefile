@@ -53,7 +53,7 @@ run: build ## build, then run one node with the default data dir (ARGS=... adds 
 test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, fuzz-smoke, e2e
 	@rm -f $(TEST_COUNTS)
 	$(MAKE) --no-print-directory lint verify-proto test-race fuzz-smoke e2e
-	@awk '{ p += $$2; f += $$3; s += $$4 } END { printf "all tests: %d passed, %d failed, %d skipped\n", p, f, s }' $(TEST_COUNTS)
+	@awk '{ p += $$2; f += $$3; s += $$4 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' $(TEST_COUNTS)
 
 test-race: ## go test -race -count=1 ./...
 	$(GOTEST) -label unit -- -race -count=1 ./...
