@@ -1,0 +1,89 @@
+package node
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// policy is the Python hub's request policy (mempalace-wire.md §5), checked
+// in its order: Host pin (loopback binds only), then Origin, then bearer.
+type policy struct {
+	pinHost      bool
+	allowedHosts map[string]struct{}
+	bearer       []byte // "Bearer <token>"; nil when no token is configured
+}
+
+// newPolicy builds the policy of a bind on host:port. port is the bound
+// port, so an ephemeral bind (port 0) pins the port actually used.
+func newPolicy(cfg Config, bindHost string, port int) *policy {
+	p := &policy{pinHost: isLoopbackHost(bindHost), allowedHosts: map[string]struct{}{}}
+	if cfg.Token != "" {
+		p.bearer = []byte("Bearer " + cfg.Token)
+	}
+	ps := strconv.Itoa(port)
+	names := []string{"127.0.0.1", "localhost", "::1", "[::1]"}
+	if h := strings.ToLower(strings.TrimSpace(bindHost)); h != "" {
+		names = append(names, h)
+		if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+			names = append(names, "["+h+"]") // an IPv6 literal as it appears in Host
+		}
+	}
+	for _, n := range names {
+		p.allowedHosts[n] = struct{}{}
+		p.allowedHosts[n+":"+ps] = struct{}{}
+	}
+	for _, raw := range cfg.ExtraAllowedHosts {
+		e := strings.ToLower(strings.TrimSpace(raw))
+		if e == "" {
+			continue
+		}
+		p.allowedHosts[e] = struct{}{}
+		if !strings.Contains(e, ":") {
+			p.allowedHosts[e+":"+ps] = struct{}{}
+		}
+	}
+	return p
+}
+
+// check returns 0 when r may proceed, else the status to refuse it with
+// (403 for Host or Origin, 401 for the bearer).
+func (p *policy) check(r *http.Request, requireAuth bool) int {
+	if p.pinHost {
+		if _, ok := p.allowedHosts[strings.ToLower(strings.TrimSpace(r.Host))]; !ok {
+			return http.StatusForbidden
+		}
+	}
+	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o) {
+		return http.StatusForbidden
+	}
+	if requireAuth && !p.authenticated(r) {
+		return http.StatusUnauthorized
+	}
+	return 0
+}
+
+// authenticated compares the whole Authorization header with "Bearer
+// <token>" in constant time. With no token configured everything passes.
+func (p *policy) authenticated(r *http.Request) bool {
+	if p.bearer == nil {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), p.bearer) == 1
+}
+
+// originAllowed reports whether a browser Origin names this machine.
+// "null" and unparsable origins fail.
+func originAllowed(origin string) bool {
+	u, err := url.Parse(strings.TrimSpace(origin))
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "127.0.0.1", "localhost", "::1":
+		return true
+	}
+	return false
+}

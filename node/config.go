@@ -1,0 +1,152 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/hlc"
+)
+
+// Defaults of the Config fields (DefaultConfig).
+const (
+	DefaultDataDir         = "./lsnode-data"
+	DefaultHTTPAddr        = "127.0.0.1:8765"
+	DefaultSSEMaxClients   = 8
+	DefaultSSEHeartbeat    = 15 * time.Second
+	DefaultMaxRequestBytes = 16 << 20 // the Python hub's _HTTP_MAX_REQUEST_BYTES
+	DefaultMaxLongPoll     = 300 * time.Second
+	DefaultWriteTimeout    = 60 * time.Second
+)
+
+// Config configures one node. Start from DefaultConfig; New calls Validate.
+//
+// Replication fields (GRPCAddr, Peers, Gossip, Join, Name, ClusterID) are
+// added with the replicator; their flag names are reserved in cmd/lsnode.
+type Config struct {
+	// DataDir holds logstream.sqlite3 and replica.json. Default
+	// "./lsnode-data"; created (0700) when missing.
+	DataDir string
+	// HTTPAddr is the host:port the HTTP surface binds. Default
+	// 127.0.0.1:8765; port 0 picks a free port (tests). A non-loopback
+	// host needs Token unless AllowInsecureNoToken is set.
+	HTTPAddr string
+	// Token is the bearer token every route but /healthz requires. ""
+	// means no route requires one (as in the Python hub).
+	Token string
+	// AllowInsecureNoToken permits a non-loopback bind without Token, for
+	// deployments where a trusted fronting layer does access control.
+	AllowInsecureNoToken bool
+	// ExtraAllowedHosts extends the Host pin of a loopback bind ("host" or
+	// "host:port"; a bare host also matches host:<bound port>), for a
+	// fronting proxy that forwards the public name.
+	ExtraAllowedHosts []string
+	// ReadOnly refuses every write: MCP writers answer -32003. The read
+	// routes (/sync/*, SSE, /logstream/events) are unaffected.
+	ReadOnly bool
+	// TLSCertFile and TLSKeyFile enable HTTPS (TLS 1.2 or later). Both or
+	// neither.
+	TLSCertFile string
+	TLSKeyFile  string
+	// SyncFull selects SQLite synchronous=FULL: acknowledged writes survive
+	// power loss, at the cost of an fsync per commit. Default NORMAL
+	// (survives a process crash).
+	SyncFull bool
+	// ReplicaID overrides replica.json; "" reads or mints it.
+	ReplicaID string
+
+	// SSEMaxClients caps concurrent /logstream/stream clients; more get
+	// 503 with Retry-After: 5. Default 8; 0 refuses every stream.
+	SSEMaxClients int
+	// SSEHeartbeat is the idle time after which a stream gets a ": ping"
+	// comment. Default 15 s (the Python hub's); tests shorten it.
+	SSEHeartbeat time.Duration
+	// MaxRequestBytes caps a POST /mcp body; larger gets 413 with the
+	// JSON-RPC "Request too large" error. Default 16 MiB.
+	MaxRequestBytes int64
+	// MaxLongPoll caps wait_ms of /logstream/events and bounds the write
+	// deadline of POST /mcp (event_wait). Default 300 s.
+	MaxLongPoll time.Duration
+	// WriteTimeout bounds writing a non-streaming response. Default 60 s.
+	// SSE is exempt; long polls get MaxLongPoll on top.
+	WriteTimeout time.Duration
+
+	// Version is reported by /statusz, the sync profile and metrics.
+	Version string
+	// Logger receives the node's logs; nil discards.
+	Logger *slog.Logger
+	// Registry receives every collector of the node and its store and is
+	// served at /metrics. nil means a fresh registry with the Go and
+	// process collectors; pass one to share it or to inspect it in tests.
+	Registry *prometheus.Registry
+	// Wall is the physical clock (uptime, profile stamps, the store's
+	// HLC); nil means hlc.SystemClock{}.
+	Wall hlc.WallClock
+}
+
+// DefaultConfig returns a working single-node configuration on loopback.
+func DefaultConfig() Config {
+	return Config{
+		DataDir:         DefaultDataDir,
+		HTTPAddr:        DefaultHTTPAddr,
+		SSEMaxClients:   DefaultSSEMaxClients,
+		SSEHeartbeat:    DefaultSSEHeartbeat,
+		MaxRequestBytes: DefaultMaxRequestBytes,
+		MaxLongPoll:     DefaultMaxLongPoll,
+		WriteTimeout:    DefaultWriteTimeout,
+		Version:         "dev",
+	}
+}
+
+// ErrInsecureBind is returned by Validate for a non-loopback bind with no
+// token and no AllowInsecureNoToken.
+var ErrInsecureBind = errors.New("a bearer token (--token-file, LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN) " +
+	"is required when binding MCP HTTP to a non-loopback host. Set --allow-insecure-no-token " +
+	"(MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1) only when a trusted fronting layer provides access control.")
+
+// Validate reports the first problem of the configuration.
+func (c Config) Validate() error {
+	if c.DataDir == "" {
+		return errors.New("config: DataDir is required")
+	}
+	host, _, err := net.SplitHostPort(c.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("config: HTTPAddr %q: %w", c.HTTPAddr, err)
+	}
+	if !isLoopbackHost(host) && c.Token == "" && !c.AllowInsecureNoToken {
+		return ErrInsecureBind
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return errors.New("TLS requires both --tls-cert and --tls-key (or the matching env vars)")
+	}
+	switch {
+	case c.SSEMaxClients < 0:
+		return errors.New("config: SSEMaxClients must not be negative")
+	case c.SSEHeartbeat <= 0:
+		return errors.New("config: SSEHeartbeat must be positive")
+	case c.MaxRequestBytes <= 0:
+		return errors.New("config: MaxRequestBytes must be positive")
+	case c.MaxLongPoll <= 0:
+		return errors.New("config: MaxLongPoll must be positive")
+	case c.WriteTimeout <= 0:
+		return errors.New("config: WriteTimeout must be positive")
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether a bind host reaches only this machine:
+// "localhost" or a loopback IP literal (brackets allowed). "" binds every
+// interface and is not loopback.
+func isLoopbackHost(host string) bool {
+	h := strings.Trim(strings.ToLower(strings.TrimSpace(host)), "[]")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

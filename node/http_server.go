@@ -1,0 +1,220 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/hlc"
+)
+
+// Server timeouts that are not configurable.
+const (
+	readHeaderTimeout = 10 * time.Second  // the Python hub's socket timeout
+	readTimeout       = 120 * time.Second // a 16 MiB body on a slow link
+	idleTimeout       = 120 * time.Second
+)
+
+// surface is the node's HTTP surface: routing, the request policy, the
+// read routes, and the mount point of POST /mcp.
+type surface struct {
+	cfg     Config
+	store   logStore
+	log     *slog.Logger
+	wall    hlc.WallClock
+	metrics *httpMetrics
+	reg     *prometheus.Registry
+	policy  *policy
+	stats   *requestStats
+	sse     *sseSlots
+	roster  RosterFunc
+	mcp     http.Handler
+	// drain is cancelled when shutdown begins: streams and long polls end.
+	drain context.Context
+
+	name     string // host name reported by /sync/peers
+	scheme   string // "http" or "https"
+	bindHost string
+	port     int
+	started  time.Time
+}
+
+// route is one entry of the routing table.
+type route struct {
+	name   string // metrics label: the path, or a fixed fallback name
+	auth   bool   // requires the bearer token (when one is configured)
+	stream bool   // long-lived: excluded from the duration histogram
+	h      http.HandlerFunc
+}
+
+// routes returns the table of GET routes by path.
+func (s *surface) getRoutes() map[string]route {
+	return map[string]route{
+		"/healthz":             {name: "/healthz", h: s.handleHealthz},
+		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
+		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.reg).ServeHTTP},
+		"/logstream/stream":    {name: "/logstream/stream", auth: true, stream: true, h: s.handleStream},
+		"/logstream/events":    {name: "/logstream/events", auth: true, stream: true, h: s.handleEvents},
+		"/sync/version_vector": {name: "/sync/version_vector", auth: true, h: s.handleVersionVector},
+		"/sync/ops":            {name: "/sync/ops", auth: true, h: s.handleOps},
+		"/sync/artifact":       {name: "/sync/artifact", auth: true, h: s.handleArtifact},
+		"/sync/peers":          {name: "/sync/peers", auth: true, h: s.handlePeers},
+	}
+}
+
+// handler returns the root handler: route lookup, then per request the
+// policy (Host, Origin, bearer), panic recovery, metrics and statistics.
+func (s *surface) handler() http.Handler {
+	gets := s.getRoutes()
+	mcp := route{name: "/mcp", auth: true, stream: true, h: s.mcpMount(s.mcp).ServeHTTP}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, s.lookup(gets, mcp, r))
+	})
+}
+
+// lookup picks the route of r, or the fallback that answers as the Python
+// hub does: unknown GET paths are Host/Origin-checked then 404, unknown
+// /sync/ paths and POSTs are also bearer-checked, other methods get 501.
+func (s *surface) lookup(gets map[string]route, mcp route, r *http.Request) route {
+	path := r.URL.Path
+	switch r.Method {
+	case http.MethodGet:
+		if rt, ok := gets[path]; ok {
+			return rt
+		}
+		if strings.HasPrefix(path, "/sync/") {
+			return route{name: "/sync/other", auth: true, h: notFound}
+		}
+		return route{name: "other", h: notFound}
+	case http.MethodPost:
+		if path == "/mcp" {
+			return mcp
+		}
+		return route{name: "other", auth: true, h: notFound}
+	}
+	return route{name: "other", h: func(w http.ResponseWriter, r *http.Request) {
+		writeErrorPage(w, http.StatusNotImplemented, fmt.Sprintf("Unsupported method (%s)", pyQuote(r.Method)))
+	}}
+}
+
+func notFound(w http.ResponseWriter, _ *http.Request) {
+	writeErrorPage(w, http.StatusNotFound, "Not Found")
+}
+
+// pyQuote quotes a method name as Python's %r does for plain ASCII.
+func pyQuote(s string) string { return "'" + s + "'" }
+
+// serve runs one request through the policy and its route.
+func (s *surface) serve(w http.ResponseWriter, r *http.Request, rt route) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	sw.onHeader = func(code int) {
+		s.stats.record(r, code, s.policy.bearer != nil && s.policy.authenticated(r), s.wall.Now())
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.recovered(sw, r, p)
+		}
+		elapsed := time.Since(start)
+		if rt.stream {
+			elapsed = 0
+		}
+		s.metrics.observe(rt.name, sw.code(), elapsed)
+	}()
+	if code := s.policy.check(r, rt.auth); code != 0 {
+		s.log.Warn("request rejected", "status", code, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"))
+		writeErrorPage(sw, code, http.StatusText(code))
+		return
+	}
+	rt.h(sw, r)
+}
+
+// recovered answers a panicking handler with a 500 JSON error when
+// nothing was sent yet, and otherwise aborts the connection; either way
+// the panic is logged, never lost with the connection.
+func (s *surface) recovered(sw *statusWriter, r *http.Request, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", p)
+	if sw.wrote {
+		panic(http.ErrAbortHandler)
+	}
+	writeJSON(sw, http.StatusInternalServerError, errorJSON("internal error"))
+}
+
+// newHTTPServer wraps the surface in a server with bounded timeouts. SSE
+// and long polls lift their own write deadline.
+func newHTTPServer(cfg Config, h http.Handler, log *slog.Logger, tlsCfg *tls.Config) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       idleTimeout,
+		TLSConfig:         tlsCfg,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// loadTLS reads the key pair of cfg, or returns nil without TLS.
+func loadTLS(cfg Config) (*tls.Config, error) {
+	if cfg.TLSCertFile == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("load TLS key pair: %w", err)
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+}
+
+// statusWriter records the status of a response and reports it once, when
+// the header is written. It passes Flush and the ResponseController
+// methods through.
+type statusWriter struct {
+	http.ResponseWriter
+	status   int
+	wrote    bool
+	onHeader func(code int)
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote, w.status = true, code
+		w.onHeader(code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush sends buffered data to the client.
+func (w *statusWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// code is the status sent, 200 if the handler wrote nothing at all.
+func (w *statusWriter) code() int {
+	if !w.wrote {
+		return http.StatusOK
+	}
+	return w.status
+}

@@ -1,0 +1,253 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/store"
+)
+
+// logStore is what the HTTP surface reads from the log (*store.Store).
+type logStore interface {
+	ReplicaID() string
+	List(ctx context.Context, f store.Filter) (store.ListResult, error)
+	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
+	Changed() <-chan struct{}
+	LatestSeq(ctx context.Context) (int64, error)
+	EventSeq(ctx context.Context, id string) (int64, error)
+	Stats(ctx context.Context) (store.Stats, error)
+	VersionVector() map[string]int64
+	OpsAfter(ctx context.Context, origin string, after int64, limit, maxBytes int) ([]store.Op, error)
+	GetArtifact(ctx context.Context, id string) (store.Artifact, error)
+}
+
+var _ logStore = (*store.Store)(nil)
+
+// Node is one lsnode: the store, the HTTP surface and (later) replication
+// and membership, with one lifecycle. Create it with New, then Start;
+// Shutdown stops everything Start began and closes the store.
+type Node struct {
+	cfg  Config
+	log  *slog.Logger
+	reg  *prometheus.Registry
+	wall hlc.WallClock
+
+	roster RosterFunc
+
+	// Set by Start.
+	store   *store.Store
+	surface *surface
+	srv     *http.Server
+	ln      net.Listener
+	url     string
+
+	// drain is cancelled when shutdown begins: streams and long polls
+	// end, in-flight requests finish.
+	drain       context.Context
+	cancelDrain context.CancelFunc
+	// run is the context of the node's own goroutines, cancelled after
+	// the HTTP server has stopped.
+	run       context.Context
+	cancelRun context.CancelFunc
+	wg        sync.WaitGroup
+	failed    chan error // the first fatal error of a node goroutine
+
+	mu struct {
+		sync.Mutex
+		started, stopped bool
+	}
+}
+
+// New checks cfg and prepares a node; it starts nothing.
+func New(cfg Config) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, wall: cfg.Wall, roster: emptyRoster, failed: make(chan error, 1)}
+	if n.log == nil {
+		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if n.reg == nil {
+		n.reg = newRegistry()
+	}
+	if n.wall == nil {
+		n.wall = hlc.SystemClock{}
+	}
+	n.drain, n.cancelDrain = context.WithCancel(context.Background())
+	n.run, n.cancelRun = context.WithCancel(context.Background())
+	return n, nil
+}
+
+// SetRoster installs the source of /sync/peers (membership and
+// replication). Call it before Start.
+func (n *Node) SetRoster(fn RosterFunc) { n.roster = fn }
+
+// Start opens the store, binds the HTTP listener and serves. It returns
+// once the node accepts requests; a failure leaves nothing running.
+func (n *Node) Start(ctx context.Context) (err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.mu.started {
+		return errors.New("node: already started")
+	}
+	n.mu.started = true
+	tlsCfg, err := loadTLS(n.cfg)
+	if err != nil {
+		return err
+	}
+	if n.store, err = n.openStore(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			n.store.Close()
+		}
+	}()
+	if err := n.listen(tlsCfg); err != nil {
+		return err
+	}
+	n.goFunc(func() {
+		if err := n.srv.Serve(n.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.fail(fmt.Errorf("http server: %w", err))
+		}
+	})
+	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
+		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "")
+	if n.cfg.Token == "" && !isLoopbackHost(n.surface.bindHost) {
+		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
+			"host", n.surface.bindHost)
+	}
+	return nil
+}
+
+func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Config{
+		Dir:       n.cfg.DataDir,
+		ReplicaID: n.cfg.ReplicaID,
+		Wall:      n.wall,
+		SyncFull:  n.cfg.SyncFull,
+		ReadOnly:  n.cfg.ReadOnly,
+		Logger:    n.log,
+		Metrics:   n.reg,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open store in %s: %w", n.cfg.DataDir, err)
+	}
+	return st, nil
+}
+
+// listen binds the HTTP address and builds the surface for the port
+// actually bound.
+func (n *Node) listen(tlsCfg *tls.Config) error {
+	ln, err := net.Listen("tcp", n.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", n.cfg.HTTPAddr, err)
+	}
+	host, _, _ := net.SplitHostPort(n.cfg.HTTPAddr)
+	port := ln.Addr().(*net.TCPAddr).Port
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, tlsCfg)
+	}
+	n.ln = ln
+	n.surface = n.newSurface(host, port, scheme)
+	n.surface.mcp = n.newMCPHandler()
+	n.srv = newHTTPServer(n.cfg, n.surface.handler(), n.log, tlsCfg)
+	n.srv.RegisterOnShutdown(n.cancelDrain) // runs once the listener is closed
+	n.url = scheme + "://" + net.JoinHostPort(urlHost(host), strconv.Itoa(port))
+	return nil
+}
+
+func (n *Node) newSurface(host string, port int, scheme string) *surface {
+	m := newHTTPMetrics(n.reg)
+	name, _ := os.Hostname()
+	return &surface{
+		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall,
+		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port), stats: newRequestStats(),
+		sse:    &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
+		roster: n.roster, drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
+		started: n.wall.Now(),
+	}
+}
+
+// urlHost is the host clients dial for a bind host: a wildcard bind is
+// reached on loopback.
+func urlHost(host string) string {
+	switch host {
+	case "", "0.0.0.0", "::":
+		return "127.0.0.1"
+	}
+	return host
+}
+
+// URL is the base URL of the HTTP surface ("http://127.0.0.1:8765"),
+// valid after Start.
+func (n *Node) URL() string { return n.url }
+
+// Store is the node's log, valid after Start.
+func (n *Node) Store() *store.Store { return n.store }
+
+// Failed delivers the first fatal error of a running node (the HTTP
+// server stopped serving).
+func (n *Node) Failed() <-chan error { return n.failed }
+
+// goFunc runs fn as a goroutine owned by the node: Shutdown waits for it.
+func (n *Node) goFunc(fn func()) {
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		fn()
+	}()
+}
+
+func (n *Node) fail(err error) {
+	n.log.Error("node failed", "err", err)
+	select {
+	case n.failed <- err:
+	default:
+	}
+}
+
+// Shutdown stops the node in phases, logging each: stop accepting
+// connections and end streams and long polls, wait for in-flight
+// requests (until ctx expires, then close what is left), stop the node's
+// goroutines, close the store. It is safe to call more than once.
+func (n *Node) Shutdown(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.mu.started || n.mu.stopped {
+		return nil
+	}
+	n.mu.stopped = true
+	n.log.Info("shutdown: stopped accepting connections; closing streams", "sse_streams", n.surface.sse.active())
+	var errs []error
+	if err := n.srv.Shutdown(ctx); err != nil {
+		n.log.Warn("shutdown: in-flight requests did not finish in time; closing connections", "err", err)
+		errs = append(errs, err, n.srv.Close())
+	} else {
+		n.log.Info("shutdown: in-flight requests finished")
+	}
+	n.cancelRun()
+	n.wg.Wait()
+	n.log.Info("shutdown: background tasks stopped")
+	if err := n.store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	} else {
+		n.log.Info("shutdown: store closed")
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,103 @@
+package node
+
+import (
+	"math"
+	"net/url"
+	"strings"
+
+	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/rules"
+)
+
+// query is a request's query string read the way the Python hub reads it:
+// dict(parse_qsl(query)) — blank values dropped, the last value of a
+// repeated key wins.
+type query map[string]string
+
+func parseQuery(raw string) query {
+	vals, _ := url.ParseQuery(raw) // a malformed pair is skipped, as parse_qsl does
+	q := query{}
+	for k, vs := range vals {
+		for _, v := range vs {
+			if v != "" {
+				q[k] = v
+			}
+		}
+	}
+	return q
+}
+
+// streamFilter reads the filters of /logstream/stream and
+// /logstream/events. from_agent filters on the writer, as the Python SSE
+// route does (and is refused under its own name); writer is accepted as
+// its newer spelling and wins.
+func (q query) streamFilter() (store.Filter, error) {
+	f := store.Filter{
+		Stream:        q["stream"],
+		Room:          q["room"],
+		Topic:         q["topic"],
+		Type:          q["type"],
+		ToAgent:       q["to_agent"],
+		Writer:        q["writer"],
+		CorrelationID: q["correlation_id"],
+		Status:        q["status"],
+		Order:         "asc",
+	}
+	if f.Writer == "" && q["from_agent"] != "" {
+		w, err := rules.Routing(q["from_agent"], "from_agent", false)
+		if err != nil {
+			return f, invalid(err.Error())
+		}
+		f.Writer = w
+	}
+	return f, nil
+}
+
+// intParam reads an integer parameter as Python's int() does, with def
+// when absent. Values beyond int64 saturate (Python ints do not overflow;
+// every caller bounds the value anyway).
+func (q query) intParam(key string, def int64) (int64, error) {
+	v, ok := q[key]
+	if !ok {
+		return def, nil
+	}
+	return pyInt(v)
+}
+
+// pyInt parses s as Python's int(s): surrounding whitespace, an optional
+// sign, decimal digits with single underscores between them. The error
+// text is Python's ValueError text.
+func pyInt(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	var n int64
+	prevDigit := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d := int64(c - '0')
+			if n > (math.MaxInt64-d)/10 {
+				n = math.MaxInt64
+			} else {
+				n = n*10 + d
+			}
+			prevDigit = true
+		case c == '_' && prevDigit && i+1 < len(t):
+			prevDigit = false
+		default:
+			return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
+		}
+	}
+	if !prevDigit {
+		return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}

@@ -1,0 +1,248 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/pyjson"
+)
+
+// sseBatchLimit is the most events one page of a stream carries (the
+// Python hub's _SSE_BATCH_LIMIT).
+const sseBatchLimit = 500
+
+// handleStream serves GET /logstream/stream (mempalace-wire.md §4): the
+// filters and the cursor are checked by reading the first page before
+// anything is sent, so a bad filter or an unknown cursor is a clean 400;
+// then the stream replays what follows the cursor and tails the log,
+// woken by each commit rather than by polling.
+//
+// The start is, in this order: since_event_id, the Last-Event-ID header
+// (both strictly after that event on this node), the portable cursor
+// parameter (on any node), or the newest event at connect.
+func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	cur, err := s.openCursor(ctx, parseQuery(r.URL.RawQuery), r.Header.Get("Last-Event-ID"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	changed := s.store.Changed() // taken before the read, so no commit is missed
+	page, err := cur.next(ctx, s.store)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if !s.sse.acquire() {
+		s.metrics.sseRefused.Inc()
+		h := w.Header()
+		h.Set("Retry-After", "5")
+		h.Set("Content-Length", "0")
+		h.Set("Connection", "close")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	defer s.sse.release()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	st := &sseStream{s: s, w: w, rc: http.NewResponseController(w), cur: cur}
+	if st.flush() != nil { // the headers go out now, not with the first event
+		return
+	}
+	st.run(ctx, page, changed)
+}
+
+// openCursor reads the filters and the start of a stream.
+func (s *surface) openCursor(ctx context.Context, q query, lastEventID string) (*streamCursor, error) {
+	f, err := q.streamFilter()
+	if err != nil {
+		return nil, err
+	}
+	c := &streamCursor{f: f}
+	c.f.Limit = sseBatchLimit
+	switch {
+	case q["since_event_id"] != "":
+		c.f.SinceEventID = q["since_event_id"]
+	case lastEventID != "":
+		c.f.SinceEventID = lastEventID
+	case q["cursor"] != "":
+		c.f.Cursor, c.portable = q["cursor"], true
+	default:
+		latest, err := s.store.LatestSeq(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.f.AfterSeq = latest
+	}
+	return c, nil
+}
+
+// streamCursor is the position of a stream: the filters plus either a
+// local sequence number (event-id starts) or a portable cursor.
+type streamCursor struct {
+	f        store.Filter
+	portable bool
+}
+
+// next reads the page after the cursor and moves the cursor past it.
+func (c *streamCursor) next(ctx context.Context, st logStore) (store.ListResult, error) {
+	page, err := st.List(ctx, c.f)
+	if err != nil {
+		return page, err
+	}
+	switch {
+	case c.portable:
+		c.f.Cursor = page.Cursor
+	case len(page.Events) > 0:
+		c.f.AfterSeq, c.f.SinceEventID = page.Events[len(page.Events)-1].Seq, ""
+	case c.f.SinceEventID != "":
+		seq, err := st.EventSeq(ctx, c.f.SinceEventID)
+		if err != nil {
+			return page, err
+		}
+		c.f.AfterSeq, c.f.SinceEventID = seq, ""
+	}
+	return page, nil
+}
+
+// sseStream is one open stream.
+type sseStream struct {
+	s   *surface
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	cur *streamCursor
+	buf bytes.Buffer
+}
+
+// run writes pages until the client leaves, a write fails, or the node
+// drains. A full page is followed at once by the next; otherwise the
+// stream sleeps until the next commit, sending ": ping" after each
+// heartbeat interval of silence.
+func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-chan struct{}) {
+	hb := time.NewTimer(st.s.cfg.SSEHeartbeat)
+	defer hb.Stop()
+	var woke time.Time
+	for {
+		if len(page.Events) > 0 {
+			if err := st.writePage(page); err != nil {
+				return
+			}
+			if !woke.IsZero() {
+				st.s.metrics.sseLatency.Observe(time.Since(woke).Seconds())
+			}
+			hb.Reset(st.s.cfg.SSEHeartbeat)
+		}
+		if len(page.Events) < sseBatchLimit {
+			if !st.idle(ctx, hb, changed) {
+				return
+			}
+			woke = time.Now()
+		}
+		changed = st.s.store.Changed()
+		var err error
+		if page, err = st.cur.next(ctx, st.s.store); err != nil {
+			if ctx.Err() == nil {
+				st.s.log.Warn("sse stream ended: read failed", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// idle waits for the next commit; false means the stream must end.
+func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan struct{}) bool {
+	for {
+		select {
+		case <-changed:
+			return true
+		case <-hb.C:
+			st.buf.Reset()
+			st.buf.WriteString(": ping\n\n")
+			if st.flush() != nil {
+				return false
+			}
+			hb.Reset(st.s.cfg.SSEHeartbeat)
+		case <-ctx.Done():
+			return false
+		case <-st.s.drain.Done():
+			return false
+		}
+	}
+}
+
+// writePage writes one frame per event (id, event: logstream, data: the
+// full event as one JSON line), then, on a portable-cursor stream, a
+// ": cursor <token>" comment a client may resume from on any node.
+func (st *sseStream) writePage(page store.ListResult) error {
+	st.buf.Reset()
+	for i := range page.Events {
+		data, err := pyjson.Compact(page.Events[i])
+		if err != nil {
+			st.s.log.Error("sse stream ended: event not encodable", "id", page.Events[i].ID, "err", err)
+			return err
+		}
+		st.buf.WriteString("id: " + page.Events[i].ID + "\nevent: logstream\ndata: ")
+		st.buf.Write(data)
+		st.buf.WriteString("\n\n")
+	}
+	if st.cur.portable {
+		st.buf.WriteString(": cursor " + page.Cursor + "\n\n")
+	}
+	if err := st.flush(); err != nil {
+		return err
+	}
+	st.s.metrics.sseFrames.Add(float64(len(page.Events)))
+	return nil
+}
+
+// flush writes the buffer and flushes it, bounding the write so that a
+// client that stopped reading is dropped instead of holding a slot.
+func (st *sseStream) flush() error {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(st.s.cfg.WriteTimeout))
+	if _, err := st.w.Write(st.buf.Bytes()); err != nil {
+		return err
+	}
+	return st.rc.Flush()
+}
+
+// sseSlots caps the number of open streams.
+type sseSlots struct {
+	mu    sync.Mutex
+	open  int
+	max   int
+	gauge prometheus.Gauge
+}
+
+func (c *sseSlots) acquire() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open >= c.max {
+		return false
+	}
+	c.open++
+	c.gauge.Set(float64(c.open))
+	return true
+}
+
+func (c *sseSlots) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	c.gauge.Set(float64(c.open))
+}
+
+// active is the number of open streams.
+func (c *sseSlots) active() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}

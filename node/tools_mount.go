@@ -1,0 +1,60 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// JSON-RPC bodies the mount answers itself, byte for byte as the Python
+// hub sends them.
+var (
+	rpcTooLarge   = []byte(`{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Request too large"}}`)
+	rpcParseError = []byte(`{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}`)
+)
+
+// newMCPHandler builds the MCP tools (node/mcp.go) served at POST /mcp,
+// behind mcpMount and the request policy.
+func (n *Node) newMCPHandler() http.Handler {
+	return NewMCPHandler(MCPOptions{
+		Store:    n.store,
+		ReadOnly: n.cfg.ReadOnly,
+		Roster: func(ctx context.Context) (any, error) {
+			return n.surface.PeersPayload(ctx), nil
+		},
+		Drain:           n.drain,
+		Version:         n.cfg.Version,
+		MaxRequestBytes: n.cfg.MaxRequestBytes,
+		Logger:          n.log,
+		Metrics:         n.reg,
+	})
+}
+
+// mcpMount guards the MCP handler: a body over MaxRequestBytes gets 413
+// with the JSON-RPC error (checked on Content-Length and again while
+// reading, so a chunked body cannot slip past), an unreadable body gets
+// the parse error, and the write deadline is widened to cover the
+// longest event_wait.
+func (s *surface) mcpMount(next http.Handler) http.Handler {
+	limit := s.cfg.MaxRequestBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			writeBody(w, http.StatusRequestEntityTooLarge, contentJSON, rpcTooLarge)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		switch {
+		case err != nil:
+			writeBody(w, http.StatusBadRequest, contentJSON, rpcParseError)
+			return
+		case int64(len(body)) > limit:
+			writeBody(w, http.StatusRequestEntityTooLarge, contentJSON, rpcTooLarge)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.MaxLongPoll + s.cfg.WriteTimeout))
+		next.ServeHTTP(w, r)
+	})
+}
