@@ -186,7 +186,8 @@ func TestClock_ObserveOutOfRangeNotAdopted(t *testing.T) {
 }
 
 func TestMsToDuration(t *testing.T) {
-	const maxMS = math.MaxInt64 / time.Millisecond // as a Duration count of ms
+	const maxMS = int64(math.MaxInt64 / time.Millisecond) // the largest millisecond count a Duration holds
+	const maxDur = time.Duration(maxMS) * time.Millisecond
 	tests := []struct {
 		remote, local int64
 		want          time.Duration
@@ -199,10 +200,10 @@ func TestMsToDuration(t *testing.T) {
 		{0, math.MinInt64, math.MaxInt64},
 		{math.MinInt64, 1, math.MinInt64},
 		{0, math.MaxInt64, math.MinInt64},
-		{int64(maxMS), 0, maxMS * time.Millisecond},
-		{int64(maxMS) + 1, 0, math.MaxInt64},
-		{-int64(maxMS), 0, -maxMS * time.Millisecond},
-		{-int64(maxMS) - 1, 0, math.MinInt64},
+		{maxMS, 0, maxDur},
+		{maxMS + 1, 0, math.MaxInt64},
+		{-maxMS, 0, -maxDur},
+		{-maxMS - 1, 0, math.MinInt64},
 	}
 	for _, tt := range tests {
 		if got := msToDuration(tt.remote, tt.local); got != tt.want {
