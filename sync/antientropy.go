@@ -32,7 +32,6 @@ func (l *Link) maybeRound(now time.Time) []*pb.Frame {
 	return []*pb.Frame{{Kind: &pb.Frame_Digest{Digest: &pb.Digest{
 		Round:         l.round,
 		Hash:          Digest(l.roundVV),
-		SentUnixNanos: now.UnixNano(),
 		OffsetNanos:   int64(l.clock.offset),
 		Follow:        l.caughtUp,
 	}}}}
@@ -48,7 +47,7 @@ func (l *Link) onDigest(d *pb.Digest, now time.Time) []*pb.Frame {
 	match := bytes.Equal(d.GetHash(), Digest(local))
 	l.m.round(match)
 	if !match {
-		return []*pb.Frame{l.vector(d.GetRound(), local, true, d.GetSentUnixNanos(), now)}
+		return []*pb.Frame{l.vector(d.GetRound(), local, true, now)}
 	}
 	// The peer's vector equals ours: it holds all we hold.
 	raiseMap(l.peerHas, local)
@@ -56,7 +55,6 @@ func (l *Link) onDigest(d *pb.Digest, now time.Time) []*pb.Frame {
 	l.lastSync = now
 	return []*pb.Frame{{Kind: &pb.Frame_DigestReply{DigestReply: &pb.DigestReply{
 		Round:         d.GetRound(),
-		EchoUnixNanos: d.GetSentUnixNanos(),
 		SentUnixNanos: now.UnixNano(),
 		Follow:        true,
 	}}}}
@@ -69,7 +67,7 @@ func (l *Link) onDigestReply(r *pb.DigestReply, now time.Time) {
 		return
 	}
 	l.roundActive = false
-	l.measure(r.GetEchoUnixNanos(), r.GetSentUnixNanos(), now)
+	l.measure(l.roundSent.UnixNano(), r.GetSentUnixNanos(), now)
 	raiseMap(l.peerHas, l.roundVV)
 	l.caughtUp = true
 	l.lastSync = now
@@ -82,7 +80,7 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 	raiseVector(l.peerHas, v.GetEntries())
 	if v.GetReply() && l.roundActive && v.GetRound() == l.round {
 		l.roundActive = false
-		l.measure(v.GetEchoUnixNanos(), v.GetSentUnixNanos(), now)
+		l.measure(l.roundSent.UnixNano(), v.GetSentUnixNanos(), now)
 	}
 	local := l.log.VersionVector()
 	wants := missing(local, l.peerHas, l.self)
@@ -92,7 +90,7 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 	}
 	var out []*pb.Frame
 	if v.GetReply() {
-		out = append(out, l.vector(v.GetRound(), local, false, v.GetSentUnixNanos(), now))
+		out = append(out, l.vector(v.GetRound(), local, false, now))
 	}
 	if len(wants) > 0 && l.pull == nil {
 		out = append(out, l.startPull(wants, now))
@@ -100,12 +98,11 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 	return out
 }
 
-func (l *Link) vector(round uint64, vv map[string]int64, reply bool, echo int64, now time.Time) *pb.Frame {
+func (l *Link) vector(round uint64, vv map[string]int64, reply bool, now time.Time) *pb.Frame {
 	return &pb.Frame{Kind: &pb.Frame_Vector{Vector: &pb.Vector{
 		Round:         round,
 		Entries:       vectorEntries(vv),
 		Reply:         reply,
-		EchoUnixNanos: echo,
 		SentUnixNanos: now.UnixNano(),
 		Follow:        l.caughtUp,
 	}}}

@@ -29,6 +29,8 @@ func (r *Replicator) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(r.cfg.MaxMessageBytes),
 		grpc.MaxSendMsgSize(r.cfg.MaxMessageBytes),
+		grpc.InitialWindowSize(flowWindow),
+		grpc.InitialConnWindowSize(flowWindow),
 	}
 }
 

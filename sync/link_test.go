@@ -44,7 +44,7 @@ func pump(t *testing.T, a, b *lssync.Link, out []*pb.Frame, now time.Time) map[s
 }
 
 // logWithOrigins returns a log holding one op of each of n origins.
-func logWithOrigins(t *testing.T, id string, n int) *simnet.MemLog {
+func logWithOrigins(t testing.TB, id string, n int) *simnet.MemLog {
 	t.Helper()
 	l := simnet.NewMemLog(id, fixedWall)
 	var b store.Batch

@@ -276,11 +276,14 @@ func (x *Hello) GetMeasuredRttNanos() int64 {
 // Digest starts an anti-entropy round. hash is a fixed-size hash of the
 // sender's version vector (16 bytes), so an idle round costs the same for
 // any number of origins.
+//
+// The round's answer (DigestReply or Vector) carries the responder's wall
+// time; with the time it sent the round, the initiator measures the clock
+// offset and round trip, so no timestamp of its own needs to travel.
 type Digest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Round         uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
-	Hash          []byte                 `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
-	SentUnixNanos int64                  `protobuf:"varint,3,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Round uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
+	Hash  []byte                 `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
 	// The offset the sender last measured (peer minus sender), nanoseconds.
 	OffsetNanos int64 `protobuf:"zigzag64,4,opt,name=offset_nanos,json=offsetNanos,proto3" json:"offset_nanos,omitempty"`
 	// The sender is caught up and wants new ops pushed to it. Every Digest,
@@ -334,13 +337,6 @@ func (x *Digest) GetHash() []byte {
 	return nil
 }
 
-func (x *Digest) GetSentUnixNanos() int64 {
-	if x != nil {
-		return x.SentUnixNanos
-	}
-	return 0
-}
-
 func (x *Digest) GetOffsetNanos() int64 {
 	if x != nil {
 		return x.OffsetNanos
@@ -359,7 +355,6 @@ func (x *Digest) GetFollow() bool {
 type DigestReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Round         uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
-	EchoUnixNanos int64                  `protobuf:"varint,2,opt,name=echo_unix_nanos,json=echoUnixNanos,proto3" json:"echo_unix_nanos,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,3,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	Follow        bool                   `protobuf:"varint,4,opt,name=follow,proto3" json:"follow,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -403,13 +398,6 @@ func (x *DigestReply) GetRound() uint64 {
 	return 0
 }
 
-func (x *DigestReply) GetEchoUnixNanos() int64 {
-	if x != nil {
-		return x.EchoUnixNanos
-	}
-	return 0
-}
-
 func (x *DigestReply) GetSentUnixNanos() int64 {
 	if x != nil {
 		return x.SentUnixNanos
@@ -431,7 +419,6 @@ type Vector struct {
 	Round         uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
 	Entries       []*VectorEntry         `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
 	Reply         bool                   `protobuf:"varint,3,opt,name=reply,proto3" json:"reply,omitempty"`
-	EchoUnixNanos int64                  `protobuf:"varint,4,opt,name=echo_unix_nanos,json=echoUnixNanos,proto3" json:"echo_unix_nanos,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,5,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	Follow        bool                   `protobuf:"varint,6,opt,name=follow,proto3" json:"follow,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -487,13 +474,6 @@ func (x *Vector) GetReply() bool {
 		return x.Reply
 	}
 	return false
-}
-
-func (x *Vector) GetEchoUnixNanos() int64 {
-	if x != nil {
-		return x.EchoUnixNanos
-	}
-	return 0
 }
 
 func (x *Vector) GetSentUnixNanos() int64 {
@@ -1029,25 +1009,22 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x0fsent_unix_nanos\x18\x04 \x01(\x03R\rsentUnixNanos\x12&\n" +
 	"\x0fecho_unix_nanos\x18\x05 \x01(\x03R\rechoUnixNanos\x122\n" +
 	"\x15measured_offset_nanos\x18\x06 \x01(\x12R\x13measuredOffsetNanos\x12,\n" +
-	"\x12measured_rtt_nanos\x18\a \x01(\x03R\x10measuredRttNanos\"\x95\x01\n" +
+	"\x12measured_rtt_nanos\x18\a \x01(\x03R\x10measuredRttNanos\"s\n" +
 	"\x06Digest\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12\x12\n" +
-	"\x04hash\x18\x02 \x01(\fR\x04hash\x12&\n" +
-	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12!\n" +
+	"\x04hash\x18\x02 \x01(\fR\x04hash\x12!\n" +
 	"\foffset_nanos\x18\x04 \x01(\x12R\voffsetNanos\x12\x16\n" +
-	"\x06follow\x18\x05 \x01(\bR\x06follow\"\x8b\x01\n" +
+	"\x06follow\x18\x05 \x01(\bR\x06followJ\x04\b\x03\x10\x04\"i\n" +
 	"\vDigestReply\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12&\n" +
-	"\x0fecho_unix_nanos\x18\x02 \x01(\x03R\rechoUnixNanos\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
-	"\x06follow\x18\x04 \x01(\bR\x06follow\"\xce\x01\n" +
+	"\x06follow\x18\x04 \x01(\bR\x06followJ\x04\b\x02\x10\x03\"\xac\x01\n" +
 	"\x06Vector\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x120\n" +
 	"\aentries\x18\x02 \x03(\v2\x16.lsnode.v1.VectorEntryR\aentries\x12\x14\n" +
 	"\x05reply\x18\x03 \x01(\bR\x05reply\x12&\n" +
-	"\x0fecho_unix_nanos\x18\x04 \x01(\x03R\rechoUnixNanos\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x05 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
-	"\x06follow\x18\x06 \x01(\bR\x06follow\"7\n" +
+	"\x06follow\x18\x06 \x01(\bR\x06followJ\x04\b\x04\x10\x05\"7\n" +
 	"\vVectorEntry\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\"e\n" +
