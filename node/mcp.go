@@ -70,6 +70,19 @@ const defaultMCPRequestBytes = 16 << 20
 // see it (mcp_compat.go). The server calls itself "mempalace", as the hub
 // does, because clients may check the name. Authentication, the Host pin
 // and the 413 answer belong to the HTTP layer in front of it.
+//
+// The tools are the hub's, with its names, inputs, envelopes and texts
+// (mempalace-wire.md §2), plus these lsnode additions, which old clients
+// never see unless they ask:
+//   - idempotency_key on every writer; a retry answers the original result
+//     with "duplicate": true;
+//   - "warnings" on event_append, patch_submit, event_ack and task_create
+//     when the writer's name is also writing through another replica;
+//   - "cursor" in list and wait answers, accepted back by both: a portable
+//     resume token valid on any node;
+//   - writer on list and wait (the newest hub's semantics: from_agent is
+//     the caller's identity and only adds a "note");
+//   - mempalace_event_owed {agent, stream, limit} -> {events, count}.
 func NewMCPHandler(opts MCPOptions) http.Handler {
 	logger := opts.Logger
 	if logger == nil {

@@ -128,7 +128,7 @@ func (c *checker) taskText(key, label string) string {
 // verbatimTaskText reads goal or done: checked like taskText but kept
 // as sent, because the hub stores them unstripped.
 func (c *checker) verbatimTaskText(key, label string) string {
-	if c.taskText(key, label) == "" {
+	if c.taskText(key, label); c.err != nil {
 		return ""
 	}
 	return c.a.get(key).(string) // taskText accepted it, so it is a string

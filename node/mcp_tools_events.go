@@ -59,6 +59,8 @@ func (t *mcpTools) eventAck(ctx context.Context, a *callArgs) (any, error) {
 		return nil, err
 	}
 	in := store.AckInput{EventID: id}
+	// An empty topic keeps the target's, as an absent one does (the hub
+	// would clear it; the store's AckInput cannot say so).
 	in.Topic = c.routing("topic", false)
 	in.FromAgent = c.routing("from_agent", true)
 	in.Status = c.status("status")
