@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -214,3 +215,25 @@ func htEventually(t testing.TB, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// htMetric sums the samples of one metric family of the node's registry
+// (counters and gauges).
+func htMetric(t testing.TB, n *Node, name string) float64 {
+	t.Helper()
+	mfs, err := n.reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return sum
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

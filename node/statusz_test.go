@@ -1,0 +1,167 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/store"
+)
+
+func TestHealthz(t *testing.T) {
+	n := htStart(t, func(c *Config) { c.Token = htToken })
+	r := htGet(t, n, "/healthz", "")
+	if r.status != 200 || r.body != "ok\n" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("%d %q %q", r.status, r.header.Get("Content-Type"), r.body)
+	}
+}
+
+func TestStatusz(t *testing.T) {
+	wall := hlc.NewManualClock(time.Date(2026, 7, 2, 21, 0, 0, 0, time.UTC))
+	n := htStart(t, func(c *Config) { c.Wall = wall; c.Version = "9.9.9"; c.SSEMaxClients = 3 })
+	htAppend(t, n, store.AppendInput{})
+	htDo(t, n, htReq{path: "/nope", header: map[string]string{"User-Agent": "probe/1"}})
+	wall.Advance(1500 * time.Millisecond)
+	m := htJSON(t, htGet(t, n, "/statusz", ""))
+	srv := m["server"].(map[string]any)
+	if srv["name"] != "lsnode" || srv["version"] != "9.9.9" || srv["scheme"] != "http" || srv["uptime_seconds"] != 1.5 ||
+		srv["bind_host"] != "127.0.0.1" || srv["port"] != float64(n.surface.port) {
+		t.Fatalf("server %v", srv)
+	}
+	if m["ok"] != true || m["replica_id"] != n.Store().ReplicaID() {
+		t.Fatalf("statusz %v", m)
+	}
+	if lg := m["log"].(map[string]any); lg["events"] != float64(1) || lg["origins"] != float64(1) {
+		t.Fatalf("log %v", lg)
+	}
+	if vv := m["version_vector"].(map[string]any); vv[n.Store().ReplicaID()] != float64(1) {
+		t.Fatalf("version_vector %v", vv)
+	}
+	if sse := m["sse"].(map[string]any); sse["max_clients"] != float64(3) || sse["clients"] != float64(0) {
+		t.Fatalf("sse %v", sse)
+	}
+	// As in the hub, a request is counted when its answer goes out: the
+	// statusz request itself is not in its own answer.
+	req := m["requests"].(map[string]any)
+	by := req["by_status"].(map[string]any)
+	if req["total"] != float64(1) || by["404"] != float64(1) {
+		t.Fatalf("requests %v", req)
+	}
+	clients := m["clients"].(map[string]any)
+	recent := clients["recent"].([]any)
+	if clients["active_window_seconds"] != 120.0 || len(recent) != 1 || len(clients["active"].([]any)) != 1 {
+		t.Fatalf("clients %v", clients)
+	}
+	newest := recent[0].(map[string]any)
+	if newest["user_agent"] != "probe/1" || newest["last_path"] != "/nope" || newest["last_status"] != float64(404) || len(newest["client_id"].(string)) != 16 ||
+		newest["authenticated"] != false || newest["peer"] != "127.0.0.1" {
+		t.Fatalf("newest client %v", newest)
+	}
+}
+
+func TestRequestStats_KeepsFiftyClients(t *testing.T) {
+	s := newRequestStats()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 60; i++ {
+		req := httptest.NewRequest("GET", "http://localhost/statusz", nil)
+		req.Header.Set("User-Agent", fmt.Sprintf("agent/%d", i))
+		s.record(req, 200, false, base.Add(time.Duration(i)*time.Second))
+	}
+	p := s.clientsPayload(base.Add(time.Hour))
+	if got := len(p[2].Value.([]any)); got != recentClientLimit {
+		t.Fatalf("%d recent clients, want %d", got, recentClientLimit)
+	}
+	if got := len(p[1].Value.([]any)); got != 0 {
+		t.Fatalf("%d active an hour later", got)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	n := htStart(t, func(c *Config) { c.Token = htToken; c.Registry = nil })
+	htGet(t, n, "/healthz", "")
+	htGet(t, n, "/statusz", "")
+	r := htGet(t, n, "/metrics", htToken)
+	for _, want := range []string{
+		`lsnode_http_requests_total{code="200",route="/healthz"} 1`,
+		`lsnode_http_requests_total{code="401",route="/statusz"} 1`,
+		"lsnode_sse_clients 0",
+		"go_goroutines",
+		"process_",
+		`lsnode_http_request_duration_seconds_bucket{route="/healthz"`,
+	} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Errorf("content type %q", r.header.Get("Content-Type"))
+	}
+}
+
+func TestConfig_Validate(t *testing.T) {
+	ok := DefaultConfig()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("DefaultConfig: %v", err)
+	}
+	cases := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"no data dir", func(c *Config) { c.DataDir = "" }, "DataDir"},
+		{"bad addr", func(c *Config) { c.HTTPAddr = "nowhere" }, "HTTPAddr"},
+		{"public without token", func(c *Config) { c.HTTPAddr = "0.0.0.0:8765" }, "non-loopback"},
+		{"all interfaces without token", func(c *Config) { c.HTTPAddr = ":8765" }, "non-loopback"},
+		{"half TLS", func(c *Config) { c.TLSCertFile = "c.pem" }, "TLS requires both --tls-cert and --tls-key"},
+		{"negative cap", func(c *Config) { c.SSEMaxClients = -1 }, "SSEMaxClients"},
+		{"zero heartbeat", func(c *Config) { c.SSEHeartbeat = 0 }, "SSEHeartbeat"},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		tc.mutate(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	c := DefaultConfig()
+	c.HTTPAddr = "0.0.0.0:8765"
+	if err := c.Validate(); !errors.Is(err, ErrInsecureBind) {
+		t.Fatalf("want ErrInsecureBind, got %v", err)
+	}
+	for _, fix := range []func(*Config){func(c *Config) { c.Token = "t" }, func(c *Config) { c.AllowInsecureNoToken = true }} {
+		c := DefaultConfig()
+		c.HTTPAddr = "0.0.0.0:8765"
+		fix(&c)
+		if err := c.Validate(); err != nil {
+			t.Fatalf("fixed public bind: %v", err)
+		}
+	}
+	for _, h := range []string{"127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"} {
+		if !isLoopbackHost(h) {
+			t.Errorf("%s is loopback", h)
+		}
+	}
+	for _, h := range []string{"", "0.0.0.0", "::", "10.0.0.1", "example.com"} {
+		if isLoopbackHost(h) {
+			t.Errorf("%s is not loopback", h)
+		}
+	}
+}
+
+func TestPyInt(t *testing.T) {
+	good := map[string]int64{"0": 0, " 42 ": 42, "+7": 7, "-3": -3, "1_000": 1000, "99999999999999999999": 1<<63 - 1}
+	for in, want := range good {
+		if got, err := pyInt(in); err != nil || got != want {
+			t.Errorf("pyInt(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", " ", "1.5", "1__0", "_1", "1_", "0x10", "abc", "+", "1 2"} {
+		if _, err := pyInt(in); err == nil {
+			t.Errorf("pyInt(%q) accepted", in)
+		}
+	}
+}
