@@ -19,9 +19,17 @@ const benchClients = 32
 
 // BenchmarkMCPAppend measures event_append throughput through POST /mcp:
 // 32 concurrent clients post bare tools/call requests (no initialize) to
-// an HTTP server backed by a real store in a temp dir.
+// an HTTP server backed by a real store in a temp dir ("sqlite"), or by a
+// store that does nothing ("none": the HTTP, SDK and tool layers alone).
 func BenchmarkMCPAppend(b *testing.B) {
-	h := newMCPHarness(b, MCPOptions{})
+	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}) })
+	b.Run("store=none", func(b *testing.B) {
+		benchAppend(b, MCPOptions{Store: &faultyLog{written: store.Written{Event: store.Event{ID: "evt_1"}}}})
+	})
+}
+
+func benchAppend(b *testing.B, opts MCPOptions) {
+	h := newMCPHarness(b, opts)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClients}}
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_append","arguments":` +
 		`{"type":"bench.append","stream":"project/bench","room":"delegation","from_agent":"bench","to_agent":"peer","body":"hello"}}}`

@@ -11,14 +11,15 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// waitProbe reports each Wait call as it enters the store.
+// waitProbe reports each Wait call, with its timeout, as it enters the
+// store.
 type waitProbe struct {
 	MCPStore
-	entered chan struct{}
+	entered chan time.Duration
 }
 
 func (p *waitProbe) Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error) {
-	p.entered <- struct{}{}
+	p.entered <- timeout
 	return p.MCPStore.Wait(ctx, f, timeout)
 }
 
@@ -29,7 +30,7 @@ func newProbedHarness(t testing.TB, opts MCPOptions) (*mcpHarness, *waitProbe) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	probe := &waitProbe{MCPStore: st, entered: make(chan struct{}, 1)}
+	probe := &waitProbe{MCPStore: st, entered: make(chan time.Duration, 1)}
 	opts.Store = probe
 	h := newMCPHarness(t, opts)
 	h.store = st
@@ -81,13 +82,16 @@ func TestMCPWaitTimeout(t *testing.T) {
 	}
 }
 
-// TestMCPWaitDrain: draining the node ends a wait as a timeout.
+// TestMCPWaitDrain: a wait is capped at 5 minutes, and draining the node
+// ends it as a timeout.
 func TestMCPWaitDrain(t *testing.T) {
 	drain, stop := context.WithCancel(context.Background())
 	h, probe := newProbedHarness(t, MCPOptions{Drain: drain})
 	done := make(chan rpcReply, 1)
-	go func() { done <- h.call(toolEventWait, `{"stream":"s","timeout_ms":300000}`) }()
-	<-probe.entered
+	go func() { done <- h.call(toolEventWait, `{"stream":"s","timeout_ms":86400000}`) }()
+	if timeout := <-probe.entered; timeout != 300*time.Second {
+		t.Errorf("timeout_ms 86400000 waits %v, want the 300 s cap", timeout)
+	}
 	stop()
 	select {
 	case r := <-done:
