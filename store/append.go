@@ -25,7 +25,7 @@ func (s *Store) Append(ctx context.Context, in AppendInput) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	out.SharedName = s.sharedName(ctx, out.Event.FromAgent)
+	out.SharedName = s.sharedName(out.Event.FromAgent)
 	return out, nil
 }
 
@@ -163,7 +163,7 @@ func (s *Store) PatchSubmit(ctx context.Context, in PatchInput) (Written, error)
 	if err != nil {
 		return Written{}, err
 	}
-	out.SharedName = s.sharedName(ctx, out.Event.FromAgent)
+	out.SharedName = s.sharedName(out.Event.FromAgent)
 	return out, nil
 }
 

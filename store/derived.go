@@ -17,7 +17,7 @@ import (
 // owed sets and duplicate resolution identical on every converged replica.
 
 // indexEvent maintains the derived tables for one stored event.
-func indexEvent(ctx context.Context, tx *sql.Tx, e Event) error {
+func indexEvent(ctx context.Context, tx querier, e Event) error {
 	client, ext, err := splitMetadata(e.Metadata)
 	if err != nil {
 		client, ext = map[string]any{}, extension{} // unparsable metadata reads as {}
@@ -37,7 +37,7 @@ func indexEvent(ctx context.Context, tx *sql.Tx, e Event) error {
 }
 
 // indexArtifact records an artifact's idempotency key, if any.
-func indexArtifact(ctx context.Context, tx *sql.Tx, a Artifact) error {
+func indexArtifact(ctx context.Context, tx querier, a Artifact) error {
 	_, ext, err := splitMetadata(a.Metadata)
 	if err != nil || ext.Idem == "" {
 		return nil
@@ -49,7 +49,7 @@ func indexArtifact(ctx context.Context, tx *sql.Tx, a Artifact) error {
 // (hlc, origin_replica) is canonical everywhere.
 func rankOf(stamp, origin, id string) string { return stamp + " " + origin + " " + id }
 
-func recordClosure(ctx context.Context, tx *sql.Tx, r Event, ackOf string, ext extension) error {
+func recordClosure(ctx context.Context, tx querier, r Event, ackOf string, ext extension) error {
 	var ctxJSON any
 	if ext.Ctx != nil {
 		b, err := json.Marshal(ext.Ctx)
@@ -93,7 +93,7 @@ OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?
  CASE WHEN c.ctx_json IS NULL THEN c.hlc > ?4
       ELSE coalesce(json_extract(c.ctx_json, '$."' || ?5 || '"'), 0) >= ?6 END))`
 
-func maybeOwe(ctx context.Context, tx *sql.Tx, e Event) error {
+func maybeOwe(ctx context.Context, tx querier, e Event) error {
 	if e.ToAgent == "" || e.ToAgent == "*" || e.ToAgent == e.FromAgent {
 		return nil
 	}
@@ -122,7 +122,7 @@ VALUES (?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e
 
 // recordIdempotency adds one write under (kind, agent, key) and re-elects
 // the canonical one; events that lose are no longer owed by anyone.
-func recordIdempotency(ctx context.Context, tx *sql.Tx, kind, agent, key, id, rank string) error {
+func recordIdempotency(ctx context.Context, tx querier, kind, agent, key, id, rank string) error {
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_idempotency (kind, from_agent, key, item_id, rank, canonical)
 VALUES (?, ?, ?, ?, ?, ?)`, kind, agent, key, id, rank, id); err != nil {
 		return fmt.Errorf("record idempotency key: %w", err)
@@ -205,7 +205,7 @@ func threadContext(w *writeTx, corr string) (map[string]int64, error) {
 // indexing, e.g. by a Python hub that wrote to this file. Indexing is
 // idempotent, so a crash between a commit and the watermark update only
 // costs a re-index.
-func indexNewEvents(ctx context.Context, tx *sql.Tx) error {
+func indexNewEvents(ctx context.Context, tx querier) error {
 	from, err := watermark(ctx, tx, "indexed_event_rowid")
 	if err != nil {
 		return err

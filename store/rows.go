@@ -101,7 +101,7 @@ func nullable(s string) any {
 
 // insertEvent inserts a complete event row and its artifact links, sets
 // its local seq, and indexes it for owed-ness and idempotency.
-func insertEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
+func insertEvent(ctx context.Context, tx querier, e *Event) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
 correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -122,7 +122,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	return indexEvent(ctx, tx, *e)
 }
 
-func insertArtifact(ctx context.Context, tx *sql.Tx, a Artifact) error {
+func insertArtifact(ctx context.Context, tx querier, a Artifact) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by,
 created_at, metadata_json, origin_replica) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Kind, a.SHA256, a.SizeBytes, a.Content, a.CreatedBy, a.CreatedAt, string(a.Metadata), nullable(a.OriginReplica))

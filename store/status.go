@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // Stats returns counters for status pages and metrics.
@@ -46,32 +45,4 @@ coalesce(item_id, ''), reason, detail, payload FROM lsnode_quarantine ORDER BY i
 		out = append(out, q)
 	}
 	return out, rows.Err()
-}
-
-// sharedNameWindow is how recently another replica must have carried a
-// write by the same agent name for the name to be flagged as shared.
-const sharedNameWindow = 10 * time.Minute
-
-// sharedName lists the other replicas through which agent wrote within
-// the window: the same name on two devices (RFC 003 §7.7). Errors only
-// cost the warning.
-func (s *Store) sharedName(ctx context.Context, agent string) []string {
-	since := fmt.Sprintf("%013d", s.wall.Now().Add(-sharedNameWindow).UnixMilli())
-	rows, err := s.readDB.QueryContext(ctx, `SELECT DISTINCT origin_replica FROM events
-WHERE from_agent = ? AND hlc > ? AND origin_replica != ?`, agent, since, s.replica)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var origin string
-		if rows.Scan(&origin) == nil {
-			out = append(out, origin)
-		}
-	}
-	if len(out) > 0 {
-		s.metrics.sharedNames.Inc()
-	}
-	return out
 }

@@ -58,8 +58,9 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	writeDB *sql.DB // one connection, used only by the writer goroutine
-	readDB  *sql.DB // a pool of read connections
+	writeDB *sql.DB   // one connection, used only by the writer goroutine
+	writer  *stmtConn // that connection, with its statement cache
+	readDB  *sql.DB   // a pool of read connections
 
 	writes chan *writeReq
 	stop   chan struct{}
@@ -70,6 +71,7 @@ type Store struct {
 		vv      map[string]int64 // committed version vector
 		changed chan struct{}    // closed at the next commit
 		subs    map[*Subscription]struct{}
+		writers writersSeen // recent writers per agent name, for the shared-name warning
 		closed  bool
 	}
 	closeOnce sync.Once
@@ -117,6 +119,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := s.load(ctx); err != nil {
+		s.writer.Close()
 		s.writeDB.Close()
 		s.readDB.Close()
 		return nil, err
@@ -131,7 +134,7 @@ func (s *Store) openDBs(ctx context.Context) error {
 	if s.cfg.SyncFull {
 		syncMode = "FULL"
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_txlock=immediate", path, syncMode)
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)", path, syncMode)
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -150,7 +153,13 @@ func (s *Store) openDBs(ctx context.Context) error {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s.writeDB, s.readDB = w, r
+	conn, err := newStmtConn(ctx, w)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return err
+	}
+	s.writeDB, s.readDB, s.writer = w, r, conn
 	return nil
 }
 
@@ -176,7 +185,12 @@ func (s *Store) load(ctx context.Context) error {
 	if ts, err := hlc.Parse(other.String); other.Valid && err == nil {
 		s.clock.Observe(ts)
 	}
+	writers, err := loadWritersSeen(ctx, s.readDB, s.wall.Now().Add(-sharedNameWindow).UnixMilli())
+	if err != nil {
+		return err
+	}
 	s.mu.vv = vv
+	s.mu.writers = writers
 	s.mu.changed = make(chan struct{})
 	s.mu.subs = make(map[*Subscription]struct{})
 	s.metrics.origins.Set(float64(len(vv)))
@@ -221,7 +235,7 @@ func (s *Store) Close() error {
 		}
 		s.mu.subs = nil
 		s.mu.Unlock()
-		err = errors.Join(s.readDB.Close(), s.writeDB.Close())
+		err = errors.Join(s.writer.Close(), s.readDB.Close(), s.writeDB.Close())
 	})
 	return err
 }

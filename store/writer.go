@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // writeReq is one caller's unit of work for the writer goroutine. fn runs
@@ -20,7 +20,7 @@ type writeReq struct {
 // commits (published to subscribers after the commit).
 type writeTx struct {
 	ctx     context.Context
-	tx      *sql.Tx
+	tx      querier // the writer's connection, inside BEGIN IMMEDIATE
 	s       *Store
 	touched map[string]int64 // version vector entries changed in this batch
 	undo    map[string]int64 // previous values of entries changed by the current request (-1: absent)
@@ -155,8 +155,8 @@ func (s *Store) runBatch(batch []*writeReq) {
 // transaction's (begin or commit), which fails every request.
 func (s *Store) execBatch(batch []*writeReq, errs []error) (*writeTx, error) {
 	ctx := context.Background()
-	tx, err := s.writeDB.BeginTx(ctx, nil)
-	if err != nil {
+	tx := s.writer
+	if _, err := tx.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
 	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
@@ -168,18 +168,16 @@ func (s *Store) execBatch(batch []*writeReq, errs []error) (*writeTx, error) {
 		errs[i] = s.execOne(w, req)
 	}
 	if err := saveWatermarks(ctx, tx); err != nil {
-		tx.Rollback() //nolint:errcheck // the watermark error is the one to report
-		return nil, err
+		return nil, errors.Join(err, rollback(ctx, tx))
 	}
-	if err := tx.Commit(); err != nil {
-		tx.Rollback() //nolint:errcheck // the commit error is the one to report
-		return nil, fmt.Errorf("commit: %w", err)
+	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
+		return nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
 	}
 	return w, nil
 }
 
 func (s *Store) execOne(w *writeTx, req *writeReq) error {
-	if _, err := w.tx.Exec("SAVEPOINT req"); err != nil {
+	if _, err := w.tx.ExecContext(w.ctx, "SAVEPOINT req"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
 	w.undo = map[string]int64{}
@@ -187,11 +185,11 @@ func (s *Store) execOne(w *writeTx, req *writeReq) error {
 	err := req.fn(w)
 	if err != nil {
 		w.rollbackRequest(mark)
-		if _, rbErr := w.tx.Exec("ROLLBACK TO req"); rbErr != nil {
+		if _, rbErr := w.tx.ExecContext(w.ctx, "ROLLBACK TO req"); rbErr != nil {
 			return errors.Join(err, fmt.Errorf("rollback savepoint: %w", rbErr))
 		}
 	}
-	if _, relErr := w.tx.Exec("RELEASE req"); relErr != nil {
+	if _, relErr := w.tx.ExecContext(w.ctx, "RELEASE req"); relErr != nil {
 		return errors.Join(err, fmt.Errorf("release savepoint: %w", relErr))
 	}
 	return err
@@ -205,10 +203,22 @@ func (s *Store) publish(w *writeTx) {
 	for origin, top := range w.touched {
 		s.mu.vv[origin] = top
 	}
+	for _, op := range w.ops {
+		s.mu.writers.note(op.Event.FromAgent, op.Event.OriginReplica, stampMS(op.Event.HLC))
+	}
 	close(s.mu.changed)
 	s.mu.changed = make(chan struct{})
 	if len(w.ops) > 0 {
 		s.fanOutLocked(w.ops)
 	}
 	s.metrics.origins.Set(float64(len(s.mu.vv)))
+}
+
+// rollback ends a failed batch transaction; after a failed COMMIT SQLite
+// may already have rolled back, which is not an error here.
+func rollback(ctx context.Context, tx querier) error {
+	if _, err := tx.ExecContext(ctx, "ROLLBACK"); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
 }
