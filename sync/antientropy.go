@@ -30,10 +30,10 @@ func (l *Link) maybeRound(now time.Time) []*pb.Frame {
 	l.nextRound = now.Add(l.cfg.SyncInterval)
 	l.roundVV = l.log.VersionVector()
 	return []*pb.Frame{{Kind: &pb.Frame_Digest{Digest: &pb.Digest{
-		Round:         l.round,
-		Hash:          Digest(l.roundVV),
-		OffsetNanos:   int64(l.clock.offset),
-		Follow:        l.caughtUp,
+		Round:       l.round,
+		Hash:        Digest(l.roundVV),
+		OffsetNanos: int64(l.clock.offset),
+		Follow:      l.caughtUp,
 	}}}}
 }
 

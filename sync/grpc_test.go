@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	"github.com/lsnode/lsnode/store"
@@ -23,10 +24,17 @@ func (w skewedWall) Now() time.Time { return time.Now().Add(w.d) }
 type testNode struct {
 	st   *store.Store
 	rep  *lssync.Replicator
+	reg  *prometheus.Registry
 	addr string
 }
 
 func startNode(t *testing.T, cluster string, skew time.Duration) *testNode {
+	t.Helper()
+	return startNodeWith(t, cluster, skew, func(*lssync.Config) {})
+}
+
+// startNodeWith is startNode with a hook to change the test config.
+func startNodeWith(t *testing.T, cluster string, skew time.Duration, tune func(*lssync.Config)) *testNode {
 	t.Helper()
 	ctx := context.Background()
 	wall := skewedWall{skew}
@@ -40,6 +48,8 @@ func startNode(t *testing.T, cluster string, skew time.Duration) *testNode {
 	cfg.TickInterval = 20 * time.Millisecond
 	cfg.DialBackoffMin = 20 * time.Millisecond
 	cfg.DialBackoffMax = 200 * time.Millisecond
+	cfg.Metrics = prometheus.NewRegistry()
+	tune(&cfg)
 	rep, err := lssync.NewReplicator(cfg, lssync.StoreLog(st))
 	if err != nil {
 		t.Fatalf("new replicator: %v", err)
@@ -66,7 +76,7 @@ func startNode(t *testing.T, cluster string, skew time.Duration) *testNode {
 			t.Errorf("close store: %v", err)
 		}
 	})
-	return &testNode{st: st, rep: rep, addr: lis.Addr().String()}
+	return &testNode{st: st, rep: rep, reg: cfg.Metrics.(*prometheus.Registry), addr: lis.Addr().String()}
 }
 
 func (n *testNode) append(t *testing.T, body string) store.Event {
@@ -117,7 +127,9 @@ func TestGRPC_CatchUpThenPush(t *testing.T) {
 	if err := a.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "catch-up both ways", sameVectors(a, b))
+	catchUp := time.Now()
+	eventually(t, time.Minute, "catch-up both ways", sameVectors(a, b))
+	t.Logf("catch-up of 420 ops took %s", time.Since(catchUp))
 	eventually(t, 5*time.Second, "following", func() bool {
 		p := a.rep.Peers()
 		return len(p) == 1 && p[0].State == lssync.StateFollowing

@@ -171,12 +171,21 @@ func (sc *scenario) step() error {
 		return sc.restart(name)
 	case p < 86:
 		sc.events["faults"]++
-		sc.net.SetFaults(simnet.Faults{
-			Drop: sc.rng.Float64() * 0.2, Duplicate: sc.rng.Float64() * 0.1,
-			MinDelay: time.Millisecond, MaxDelay: time.Duration(1+sc.rng.IntN(200)) * time.Millisecond,
-		})
+		sc.net.SetFaults(sc.randomFaults(0.2))
+	case p < 90:
+		sc.events["link_faults"]++
+		other := sc.names[sc.rng.IntN(len(sc.names))]
+		sc.net.SetLinkFaults(name, other, sc.randomFaults(0.6))
 	}
 	return nil
+}
+
+// randomFaults draws link faults with a drop rate up to maxDrop.
+func (sc *scenario) randomFaults(maxDrop float64) simnet.Faults {
+	return simnet.Faults{
+		Drop: sc.rng.Float64() * maxDrop, Duplicate: sc.rng.Float64() * 0.1,
+		MinDelay: time.Millisecond, MaxDelay: time.Duration(1+sc.rng.IntN(200)) * time.Millisecond,
+	}
 }
 
 func (sc *scenario) appendOn(name string) error {
@@ -221,6 +230,7 @@ func (sc *scenario) restart(name string) error {
 // holds the same version vector.
 func (sc *scenario) settle() error {
 	sc.net.HealAll()
+	sc.net.ClearLinkFaults()
 	sc.net.SetFaults(simnet.Faults{Drop: 0.01, Duplicate: 0.01, MinDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond})
 	ok, err := sc.net.RunUntil(10*time.Minute, 500*time.Millisecond, sc.converged)
 	if err != nil {

@@ -59,6 +59,7 @@ type Network struct {
 	seq    uint64
 	nextID uint64
 	faults Faults
+	links  map[[2]string]Faults // per-link overrides, by sorted name pair
 	stats  Stats
 	fatal  error
 }
@@ -101,6 +102,7 @@ func New(cfg Config) *Network {
 		now:    time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 		nodes:  map[string]*node{},
 		faults: cfg.Faults,
+		links:  map[[2]string]Faults{},
 		stats:  Stats{Frames: map[string]int{}, Bytes: map[string]int{}, Ended: map[string]int{}},
 	}
 }
@@ -117,8 +119,29 @@ func (n *Network) Rand() *rand.Rand { return n.rng }
 // Stats returns the counters so far.
 func (n *Network) Stats() Stats { return n.stats }
 
-// SetFaults replaces the link faults.
+// SetFaults replaces the faults of every link without an override.
 func (n *Network) SetFaults(f Faults) { n.faults = f }
+
+// SetLinkFaults overrides the faults of the link between a and b (both
+// directions, every session on it).
+func (n *Network) SetLinkFaults(a, b string, f Faults) { n.links[pairKey(a, b)] = f }
+
+// ClearLinkFaults removes every per-link override.
+func (n *Network) ClearLinkFaults() { clear(n.links) }
+
+func pairKey(a, b string) [2]string {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+func (n *Network) faultsOf(e *edge) Faults {
+	if f, ok := n.links[pairKey(e.dialer, e.listener)]; ok {
+		return f
+	}
+	return n.faults
+}
 
 // AddNode adds an up node with its log and clock skew, and starts its timer.
 func (n *Network) AddNode(name string, log lssync.Log, skew time.Duration) {
@@ -330,33 +353,34 @@ func (n *Network) linkError(s *session, err error) {
 
 // send puts frames from side on the wire toward the other side, with faults.
 func (n *Network) send(s *session, from int, frames []*pb.Frame) {
+	faults := n.faultsOf(s.edge)
 	for _, f := range frames {
 		b, err := proto.Marshal(f)
 		if err != nil {
 			n.fatal = fmt.Errorf("marshal frame: %w", err)
 			return
 		}
-		if n.rng.Float64() < n.faults.Drop {
+		if n.rng.Float64() < faults.Drop {
 			n.stats.Dropped++
 			continue
 		}
 		copies := 1
-		if n.rng.Float64() < n.faults.Duplicate {
+		if n.rng.Float64() < faults.Duplicate {
 			copies = 2
 			n.stats.Duplicated++
 		}
 		for range copies {
-			n.schedule(n.delay(), func() { n.deliver(s, 1-from, b) })
+			n.schedule(delay(n.rng, faults), func() { n.deliver(s, 1-from, b) })
 		}
 	}
 }
 
-func (n *Network) delay() time.Duration {
-	span := n.faults.MaxDelay - n.faults.MinDelay
+func delay(rng *rand.Rand, f Faults) time.Duration {
+	span := f.MaxDelay - f.MinDelay
 	if span <= 0 {
-		return n.faults.MinDelay
+		return f.MinDelay
 	}
-	return n.faults.MinDelay + time.Duration(n.rng.Int64N(int64(span)))
+	return f.MinDelay + time.Duration(rng.Int64N(int64(span)))
 }
 
 func (n *Network) deliver(s *session, to int, b []byte) {
