@@ -33,7 +33,7 @@ func indexEvent(ctx context.Context, tx querier, e Event) error {
 			return err
 		}
 	}
-	return maybeOwe(ctx, tx, e)
+	return maybeOwe(ctx, tx, e, ext.Idem != "")
 }
 
 // indexArtifact records an artifact's idempotency key, if any.
@@ -76,8 +76,11 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 		after = `coalesce(json_extract(?, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq`
 		arg = ctxJSON
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE agent = ? AND event_id IN (
-SELECT e.id FROM events e WHERE e.correlation_id = ? AND e.to_agent = ? AND `+after+`)`,
+	// The unary + keeps SQLite off the agent indexes: walking the thread
+	// (events_correlation_idx) and probing owed rows by id costs the thread's
+	// size, where the agent indexes cost everything addressed to the agent.
+	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE +agent = ? AND event_id IN (
+SELECT e.id FROM events e WHERE e.correlation_id = ? AND +e.to_agent = ? AND `+after+`)`,
 		r.FromAgent, r.CorrelationID, r.FromAgent, arg)
 	if err != nil {
 		return fmt.Errorf("close thread %s: %w", r.CorrelationID, err)
@@ -93,17 +96,22 @@ OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?
  CASE WHEN c.ctx_json IS NULL THEN c.hlc > ?4
       ELSE coalesce(json_extract(c.ctx_json, '$."' || ?5 || '"'), 0) >= ?6 END))`
 
-func maybeOwe(ctx context.Context, tx querier, e Event) error {
+// maybeOwe records e as owed by its addressee unless it is closed already
+// or is the losing duplicate of an idempotency key (only an event carrying
+// a key, hasKey, can be one).
+func maybeOwe(ctx context.Context, tx querier, e Event, hasKey bool) error {
 	if e.ToAgent == "" || e.ToAgent == "*" || e.ToAgent == e.FromAgent {
 		return nil
 	}
-	var dup int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lsnode_idempotency WHERE item_id = ? AND kind = 'event' AND canonical != item_id`, e.ID).Scan(&dup)
-	if err != nil {
-		return fmt.Errorf("check duplicate %s: %w", e.ID, err)
-	}
-	if dup > 0 {
-		return nil
+	if hasKey {
+		var dup int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lsnode_idempotency WHERE item_id = ? AND kind = 'event' AND canonical != item_id`, e.ID).Scan(&dup)
+		if err != nil {
+			return fmt.Errorf("check duplicate %s: %w", e.ID, err)
+		}
+		if dup > 0 {
+			return nil
+		}
 	}
 	var closed bool
 	if err := tx.QueryRowContext(ctx, closedSQL, e.ToAgent, e.ID, nullable(e.CorrelationID), e.HLC, e.OriginReplica, e.OriginSeq).Scan(&closed); err != nil {
@@ -112,7 +120,7 @@ func maybeOwe(ctx context.Context, tx querier, e Event) error {
 	if closed {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq)
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq)
 VALUES (?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e.OriginSeq)
 	if err != nil {
 		return fmt.Errorf("record owed %s: %w", e.ID, err)
