@@ -35,13 +35,13 @@ type command struct {
 // cycle.
 func commands() []command {
 	return []command{
-		{"serve", "run a node in the foreground until interrupted", notYet},
+		{"serve", "run a node in the foreground until interrupted", runServe},
 		{"peers", "list a node's peers with their replication lag", notYet},
 		{"agents", "list the agents a node has seen", notYet},
-		{"status", "show a node's health and version vector", notYet},
-		{"events", "list or follow events in the log", notYet},
-		{"owed", "list the events an agent still owes a reply to", notYet},
-		{"artifact", "fetch an artifact by its sha256", notYet},
+		{"status", "show a node's health and version vector", runStatus},
+		{"events", "append, list, follow (tail) or acknowledge events", runEvents},
+		{"owed", "list the events an agent still owes a reply to", runOwed},
+		{"artifact", "store or fetch an artifact (put, get)", runArtifact},
 		{"version", "print the version of this binary", runVersion},
 		{"help", "list the commands, or describe one", runHelp},
 	}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// wireEvent is the part of an event dict the tables show.
+type wireEvent struct {
+	ID            string  `json:"id"`
+	Seq           int64   `json:"seq"`
+	OriginReplica string  `json:"origin_replica"`
+	OriginSeq     int64   `json:"origin_seq"`
+	Type          string  `json:"type"`
+	Stream        string  `json:"stream"`
+	Room          string  `json:"room"`
+	Topic         *string `json:"topic"`
+	FromAgent     string  `json:"from_agent"`
+	ToAgent       *string `json:"to_agent"`
+	CorrelationID *string `json:"correlation_id"`
+	Status        *string `json:"status"`
+	Body          string  `json:"body"`
+	CreatedAt     string  `json:"created_at"`
+}
+
+// bodyWidth is how much of a body's first line a table shows.
+const bodyWidth = 60
+
+// eventsHeader and eventRow are the columns of an event table.
+const eventsHeader = "SEQ\tCREATED\tTYPE\tFROM\tTO\tSTATUS\tSTREAM/ROOM\tID\tBODY"
+
+func eventRow(e wireEvent) string {
+	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", e.Seq, e.CreatedAt, e.Type, e.FromAgent,
+		orDash(e.ToAgent), orDash(e.Status), e.Stream+"/"+e.Room, e.ID, oneLine(e.Body, bodyWidth))
+}
+
+// printEvents writes events as a table.
+func printEvents(w io.Writer, events []wireEvent) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, eventsHeader)
+	for _, e := range events {
+		fmt.Fprintln(tw, eventRow(e))
+	}
+	return tw.Flush()
+}
+
+// printKV writes label/value pairs as a two-column table.
+func printKV(w io.Writer, rows [][2]string) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	return tw.Flush()
+}
+
+func orDash(s *string) string {
+	if s == nil || *s == "" {
+		return "-"
+	}
+	return *s
+}
+
+// oneLine is the first line of s, cut to n runes with an ellipsis.
+func oneLine(s string, n int) string {
+	first, _, more := strings.Cut(s, "\n")
+	r := []rune(first)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	if more {
+		return first + " …"
+	}
+	return first
+}
+
+// printRaw writes a tool's JSON result for scripts, ending in a newline.
+func printRaw(w io.Writer, raw json.RawMessage) error {
+	_, err := fmt.Fprintf(w, "%s\n", strings.TrimRight(string(raw), "\n"))
+	return err
+}

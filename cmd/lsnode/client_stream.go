@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lsnode/lsnode/node/sseclient"
+)
+
+// Reconnect backoff of `events tail`.
+const (
+	tailMinBackoff = 250 * time.Millisecond
+	tailMaxBackoff = 5 * time.Second
+)
+
+// eventsTail follows /logstream/stream until interrupted, printing each
+// event; after a disconnect it reconnects and resumes after the last
+// event it printed (Last-Event-ID), so nothing is skipped or repeated.
+func eventsTail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("events tail", stderr)
+	cf := addClientFlags(fs)
+	ta := newToolArgs(fs)
+	addFilterFlags(ta)
+	ta.str("cursor", "cursor", "start after this portable cursor (any node)")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	t := &tailer{c: c, query: url.Values{}, stderr: stderr}
+	for k, v := range ta.collect() {
+		switch k {
+		case "since_event_id":
+			t.lastID = v.(string)
+		case "cursor":
+			t.cursor = v.(string)
+		default:
+			t.query.Set(k, v.(string))
+		}
+	}
+	t.print = tablePrinter(stdout)
+	if *cf.asJSON {
+		t.print = func(f sseclient.Frame) error { _, err := fmt.Fprintln(stdout, f.Data); return err }
+	}
+	return t.run(ctx)
+}
+
+// tablePrinter prints each event as one aligned row (no tabwriter: rows
+// stream out one at a time).
+func tablePrinter(w io.Writer) func(sseclient.Frame) error {
+	return func(f sseclient.Frame) error {
+		var e wireEvent
+		if err := json.Unmarshal([]byte(f.Data), &e); err != nil {
+			return fmt.Errorf("event %s: %w", f.ID, err)
+		}
+		_, err := fmt.Fprintf(w, "%-6d %s  %-16s %-12s → %-12s %-9s %s  %s\n", e.Seq, e.CreatedAt, e.Type,
+			e.FromAgent, orDash(e.ToAgent), orDash(e.Status), e.ID, oneLine(e.Body, bodyWidth))
+		return err
+	}
+}
+
+// tailer is one `events tail` run.
+type tailer struct {
+	c      *nodeClient
+	query  url.Values
+	lastID string // resume point: the last event printed
+	cursor string // portable start, used until an event was printed
+	print  func(sseclient.Frame) error
+	stderr io.Writer
+
+	connected bool // a stream was opened at least once
+}
+
+// run connects, reads and reconnects until ctx ends (a clean exit) or
+// the node refuses the stream for good (an error).
+func (t *tailer) run(ctx context.Context) error {
+	backoff := tailMinBackoff
+	for {
+		opened, wait, err := t.follow(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err = t.retryable(err); err != nil {
+			return err
+		}
+		if opened {
+			backoff = tailMinBackoff
+		}
+		delay := wait
+		if delay == 0 {
+			delay, backoff = backoff, min(backoff*2, tailMaxBackoff)
+		}
+		fmt.Fprintf(t.stderr, "lsnode events tail: %v; reconnecting in %v\n", err, delay)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(delay):
+		}
+	}
+}
+
+// retryable returns nil when the tail should reconnect after err, and
+// the error to stop with otherwise: output failures, refusals other than
+// the client cap, and a node never reached. A node that does not hold
+// the last event (another node behind the same address) is retried from
+// the portable cursor when the stream reported one.
+func (t *tailer) retryable(err error) error {
+	var se *statusError
+	var oe *outputError
+	switch {
+	case errors.As(err, &oe):
+		return oe.err
+	case errors.As(err, &se) && se.status == http.StatusBadRequest && t.lastID != "" && t.cursor != "":
+		t.lastID = ""
+		return nil
+	case errors.As(err, &se) && se.status != http.StatusServiceUnavailable:
+		return err
+	case errors.Is(err, errUnreachable) && !t.connected:
+		return err
+	}
+	return nil
+}
+
+// outputError is a failure to print: the tail stops.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+
+// follow reads one connection until it ends. opened reports a 200; a 503
+// (client cap) returns the Retry-After the node asked for.
+func (t *tailer) follow(ctx context.Context) (opened bool, wait time.Duration, err error) {
+	q := url.Values{}
+	for k, v := range t.query {
+		q[k] = v
+	}
+	if t.lastID == "" && t.cursor != "" {
+		q.Set("cursor", t.cursor)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.c.base+"/logstream/stream?"+q.Encode(), nil)
+	if err != nil {
+		return false, 0, err
+	}
+	if t.lastID != "" {
+		req.Header.Set("Last-Event-ID", t.lastID)
+	}
+	resp, err := t.c.do(req)
+	if err != nil {
+		return false, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return false, time.Duration(secs) * time.Second, refusal(resp.StatusCode, body)
+	}
+	t.connected = true
+	rd := sseclient.NewReader(resp.Body)
+	for {
+		f, err := rd.Next()
+		if err != nil {
+			if err == io.EOF {
+				err = errors.New("the node closed the stream")
+			}
+			return true, 0, err
+		}
+		if f.IsComment() {
+			t.noteCursor(f)
+			continue
+		}
+		if err := t.print(f); err != nil {
+			return true, 0, &outputError{err}
+		}
+		t.lastID = f.ID
+	}
+}
+
+// noteCursor keeps the portable cursor a stream opened with one reports.
+func (t *tailer) noteCursor(f sseclient.Frame) {
+	for _, c := range f.Comments {
+		if tok, ok := strings.CutPrefix(c, "cursor "); ok {
+			t.cursor = tok
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"io"
+)
+
+// runOwed prints the events an agent still owes a reply to
+// (mempalace_event_owed): addressed to it, not written by it, and not
+// yet closed by a terminal reply of its own.
+func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("owed", stderr)
+	cf := addClientFlags(fs)
+	agent := fs.String("agent", "", "the agent whose owed events to list (required)")
+	stream := fs.String("stream", "", "only events of this stream")
+	limit := fs.Int("limit", 0, "most events to return (node default 50, at most 500)")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if *agent == "" {
+		return usageErrorf("--agent is required")
+	}
+	call := map[string]any{"agent": *agent}
+	if *stream != "" {
+		call["stream"] = *stream
+	}
+	if *limit != 0 {
+		call["limit"] = *limit
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	raw, err := c.callTool(ctx, "mempalace_event_owed", call)
+	if err != nil {
+		return err
+	}
+	return printPage(stdout, raw, *cf.asJSON)
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lsnode/lsnode/node"
+)
+
+// Flag names reserved for replication and membership (added with them):
+// --grpc, --peer, --gossip, --join, --name, --cluster-id.
+
+// serveFlags are the flags of `lsnode serve`; each falls back to its
+// LSNODE_* variable, then to the Python hub's variable where it has one.
+type serveFlags struct {
+	data, httpAddr, tokenFile, tlsCert, tlsKey, extraHosts, logLevel *string
+	readOnly, syncFull, allowInsecure                                *bool
+	sseMaxClients                                                    *int
+	shutdownTimeout                                                  *time.Duration
+}
+
+func addServeFlags(fs *flag.FlagSet) *serveFlags {
+	def := node.DefaultConfig()
+	return &serveFlags{
+		data:      fs.String("data", envOr(def.DataDir, "LSNODE_DATA"), "data dir holding the log (env LSNODE_DATA)"),
+		httpAddr:  fs.String("http", envOr(def.HTTPAddr, "LSNODE_HTTP"), "HTTP listen address host:port (env LSNODE_HTTP)"),
+		tokenFile: fs.String("token-file", envOr("", "LSNODE_TOKEN_FILE"), "file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
+		readOnly:  fs.Bool("read-only", envTruthy("LSNODE_READ_ONLY", "MEMPALACE_MCP_READ_ONLY"), "refuse every write tool (env LSNODE_READ_ONLY)"),
+		tlsCert:   fs.String("tls-cert", envOr("", "LSNODE_TLS_CERT", "MEMPALACE_MCP_TLS_CERT"), "TLS certificate file; needs --tls-key (env LSNODE_TLS_CERT)"),
+		tlsKey:    fs.String("tls-key", envOr("", "LSNODE_TLS_KEY", "MEMPALACE_MCP_TLS_KEY"), "TLS key file; needs --tls-cert (env LSNODE_TLS_KEY)"),
+		syncFull:  fs.Bool("sync-full", envTruthy("LSNODE_SYNC_FULL"), "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)"),
+		sseMaxClients: fs.Int("sse-max-clients", sseMaxClientsEnv(def.SSEMaxClients),
+			"most concurrent /logstream/stream clients; 0 refuses streams (env LSNODE_SSE_MAX_CLIENTS or MEMPALACE_SSE_MAX_CLIENTS)"),
+		allowInsecure: fs.Bool("allow-insecure-no-token", envTruthy("LSNODE_ALLOW_INSECURE_NO_TOKEN", "MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN"),
+			"allow a non-loopback bind without a token, behind a trusted fronting layer (env LSNODE_ALLOW_INSECURE_NO_TOKEN)"),
+		extraHosts: fs.String("extra-allowed-hosts", envOr("", "LSNODE_EXTRA_ALLOWED_HOSTS", "MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS"),
+			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
+		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
+		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
+	}
+}
+
+// sseMaxClientsEnv reads the stream cap as the Python hub does: garbage
+// falls back to def, a negative value clamps to 0.
+func sseMaxClientsEnv(def int) int {
+	v := envOr("", "LSNODE_SSE_MAX_CLIENTS", "MEMPALACE_SSE_MAX_CLIENTS")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return def
+	}
+	return max(n, 0)
+}
+
+// config turns the parsed flags into a node configuration.
+func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
+	token, err := resolveToken(*f.tokenFile)
+	if err != nil {
+		return node.Config{}, err
+	}
+	cfg := node.DefaultConfig()
+	cfg.DataDir, cfg.HTTPAddr, cfg.Token = *f.data, *f.httpAddr, token
+	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
+	cfg.TLSCertFile, cfg.TLSKeyFile = *f.tlsCert, *f.tlsKey
+	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
+	for _, h := range strings.Split(*f.extraHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.ExtraAllowedHosts = append(cfg.ExtraAllowedHosts, h)
+		}
+	}
+	cfg.Version, cfg.Logger = version, logger
+	return cfg, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, usageErrorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// runServe runs one node in the foreground until SIGINT or SIGTERM (ctx),
+// then shuts it down in phases: stop accepting, end streams, finish
+// in-flight requests, close the store.
+func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	f := addServeFlags(fs)
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // interrupted before starting
+	}
+	level, err := parseLevel(*f.logLevel)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	cfg, err := f.config(logger)
+	if err != nil {
+		return err
+	}
+	n, err := node.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := n.Start(ctx); err != nil {
+		return err
+	}
+	var failed error
+	select {
+	case <-ctx.Done():
+		logger.Info("shutdown: signal received")
+	case failed = <-n.Failed():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), *f.shutdownTimeout)
+	defer cancel()
+	if err := n.Shutdown(sctx); err != nil {
+		return errors.Join(failed, fmt.Errorf("shutdown: %w", err))
+	}
+	if failed == nil {
+		logger.Info("shutdown: complete")
+	}
+	return failed
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// statusz is the part of /statusz that `lsnode status` shows.
+type statusz struct {
+	Server struct {
+		Version string  `json:"version"`
+		Scheme  string  `json:"scheme"`
+		Uptime  float64 `json:"uptime_seconds"`
+	} `json:"server"`
+	Writer struct {
+		ReadOnly bool `json:"read_only"`
+	} `json:"writer"`
+	Requests struct {
+		Total    int64            `json:"total"`
+		ByStatus map[string]int64 `json:"by_status"`
+	} `json:"requests"`
+	ReplicaID string `json:"replica_id"`
+	Log       struct {
+		Events      int64 `json:"events"`
+		Artifacts   int64 `json:"artifacts"`
+		Quarantined int64 `json:"quarantined"`
+		Origins     int   `json:"origins"`
+		DiskBytes   int64 `json:"disk_bytes"`
+	} `json:"log"`
+	VersionVector map[string]int64 `json:"version_vector"`
+	SSE           struct {
+		Clients    int `json:"clients"`
+		MaxClients int `json:"max_clients"`
+	} `json:"sse"`
+}
+
+// runStatus prints a node's health: identity, counts, version vector.
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("status", stderr)
+	cf := addClientFlags(fs)
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	if err := c.getJSON(ctx, "/statusz", &raw); err != nil {
+		return err
+	}
+	if *cf.asJSON {
+		return printRaw(stdout, raw)
+	}
+	var s statusz
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("decode /statusz: %w", err)
+	}
+	return printStatus(stdout, c.base, s)
+}
+
+func printStatus(w io.Writer, base string, s statusz) error {
+	l := s.Log
+	err := printKV(w, [][2]string{
+		{"node", base},
+		{"replica", s.ReplicaID},
+		{"version", s.Server.Version},
+		{"uptime", (time.Duration(s.Server.Uptime) * time.Second).String()},
+		{"read_only", strconv.FormatBool(s.Writer.ReadOnly)},
+		{"events", strconv.FormatInt(l.Events, 10)},
+		{"artifacts", strconv.FormatInt(l.Artifacts, 10)},
+		{"quarantined", strconv.FormatInt(l.Quarantined, 10)},
+		{"origins", strconv.Itoa(l.Origins)},
+		{"disk", fmt.Sprintf("%.1f MiB", float64(l.DiskBytes)/(1<<20))},
+		{"sse clients", fmt.Sprintf("%d of %d", s.SSE.Clients, s.SSE.MaxClients)},
+		{"requests", requestsLine(s.Requests.Total, s.Requests.ByStatus)},
+	})
+	if err != nil {
+		return err
+	}
+	origins := make([]string, 0, len(s.VersionVector))
+	for o := range s.VersionVector {
+		origins = append(origins, o)
+	}
+	sort.Strings(origins)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ORIGIN\tTOP\t")
+	for _, o := range origins {
+		self := ""
+		if o == s.ReplicaID {
+			self = "(self)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", o, s.VersionVector[o], self)
+	}
+	return tw.Flush()
+}
+
+// requestsLine is "12 (200: 10, 404: 2)".
+func requestsLine(total int64, by map[string]int64) string {
+	codes := make([]string, 0, len(by))
+	for c := range by {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s: %d", c, by[c])
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
