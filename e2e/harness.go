@@ -1,0 +1,294 @@
+//go:build e2e
+
+// Package e2e holds black-box tests that run real lsnode binaries. The
+// binary comes from LSNODE_BIN (`make e2e` builds bin/lsnode and sets it).
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Harness timeouts.
+const (
+	startTimeout = 20 * time.Second // from exec to a 200 on /healthz
+	stopTimeout  = 20 * time.Second // from SIGTERM to exit
+	cliTimeout   = 60 * time.Second // one client command
+)
+
+// lsnodeBin is the binary under test; the test is skipped without one.
+func lsnodeBin(t testing.TB) string {
+	t.Helper()
+	bin := os.Getenv("LSNODE_BIN")
+	if bin == "" {
+		t.Skip("LSNODE_BIN is not set (run `make e2e`)")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("LSNODE_BIN: %v", err)
+	}
+	return bin
+}
+
+// nodeOptions configure one `lsnode serve` process.
+type nodeOptions struct {
+	DataDir string   // "" means a fresh temp dir
+	Port    int      // 0 means a free port, picked again if the bind races
+	Token   string   // bearer token, passed by file; "" means none
+	Args    []string // extra serve flags
+	Env     []string // extra environment, KEY=VALUE
+}
+
+// lsnodeProc is one running `lsnode serve` on 127.0.0.1.
+type lsnodeProc struct {
+	t    testing.TB
+	opts nodeOptions
+	URL  string // http://127.0.0.1:<port>
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	logs *lockedBuffer // stdout and stderr of every run
+	done chan struct{} // closed when the process has exited
+	err  error         // the exit status, once done
+}
+
+// startLsnode starts a node and waits until it answers /healthz. The
+// test's cleanup stops it.
+func startLsnode(t testing.TB, opts nodeOptions) *lsnodeProc {
+	t.Helper()
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	p := &lsnodeProc{t: t, opts: opts, logs: &lockedBuffer{}}
+	for attempt := 0; ; attempt++ {
+		err := p.start()
+		if err == nil {
+			break
+		}
+		if opts.Port != 0 || attempt == 2 || !strings.Contains(p.Logs(), "address already in use") {
+			t.Fatalf("start lsnode: %v\n%s", err, p.Logs())
+		}
+	}
+	t.Cleanup(func() {
+		if err := p.Stop(); err != nil {
+			t.Errorf("stop lsnode: %v\n%s", err, p.Logs())
+		}
+	})
+	return p
+}
+
+// start execs the binary and waits for health.
+func (p *lsnodeProc) start() error {
+	port := p.opts.Port
+	if port == 0 {
+		port = freePort(p.t)
+	}
+	args := []string{"serve", "--data", p.opts.DataDir, "--http", "127.0.0.1:" + strconv.Itoa(port)}
+	if p.opts.Token != "" {
+		args = append(args, "--token-file", writeToken(p.t, p.opts.Token))
+	}
+	cmd := exec.Command(lsnodeBin(p.t), append(args, p.opts.Args...)...)
+	cmd.Env = append(cleanEnv(), p.opts.Env...)
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs // one log across restarts
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.cmd, p.done, p.URL = cmd, done, "http://127.0.0.1:"+strconv.Itoa(port)
+	p.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(done)
+	}()
+	return p.waitHealthy(done)
+}
+
+func (p *lsnodeProc) waitHealthy(done chan struct{}) error {
+	deadline := time.Now().Add(startTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return fmt.Errorf("lsnode exited during start: %v", p.exitErr())
+		default:
+		}
+		resp, err := http.Get(p.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.Kill()
+	return fmt.Errorf("no healthy /healthz within %v", startTimeout)
+}
+
+// Stop sends SIGTERM and waits for the exit; a clean shutdown is nil. It
+// is a no-op on a stopped process.
+func (p *lsnodeProc) Stop() error {
+	return p.signalAndWait(syscall.SIGTERM)
+}
+
+// Kill ends the process with SIGKILL (no shutdown) and waits for it.
+func (p *lsnodeProc) Kill() {
+	_ = p.signalAndWait(syscall.SIGKILL)
+}
+
+func (p *lsnodeProc) signalAndWait(sig syscall.Signal) error {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	select {
+	case <-done:
+		return nil // already stopped (and reported by whoever stopped it)
+	default:
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		return err
+	}
+	select {
+	case <-done:
+	case <-time.After(stopTimeout):
+		_ = cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("lsnode did not exit within %v of %v", stopTimeout, sig)
+	}
+	if sig == syscall.SIGKILL {
+		return nil
+	}
+	return p.exitErr()
+}
+
+func (p *lsnodeProc) exitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Restart stops the node and starts it again on the same port and data
+// dir.
+func (p *lsnodeProc) Restart() {
+	p.t.Helper()
+	if err := p.Stop(); err != nil {
+		p.t.Fatalf("stop for restart: %v\n%s", err, p.Logs())
+	}
+	port, _ := strconv.Atoi(p.URL[strings.LastIndexByte(p.URL, ':')+1:])
+	p.opts.Port = port
+	if err := p.start(); err != nil {
+		p.t.Fatalf("restart: %v\n%s", err, p.Logs())
+	}
+}
+
+// Logs is what the process wrote so far, every run (slog text).
+func (p *lsnodeProc) Logs() string { return p.logs.String() }
+
+// CLI runs `lsnode <args>` against this node (LSNODE_ADDR) with its
+// token (LSNODE_TOKEN) and returns the exit code and outputs.
+func (p *lsnodeProc) CLI(args ...string) (int, string, string) {
+	p.t.Helper()
+	env := []string{"LSNODE_ADDR=" + p.URL}
+	if p.opts.Token != "" {
+		env = append(env, "LSNODE_TOKEN="+p.opts.Token)
+	}
+	return runCLI(p.t, env, args...)
+}
+
+// runCLI runs the binary with args and extra environment.
+func runCLI(t testing.TB, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, lsnodeBin(t), args...)
+	cmd.Env = append(cleanEnv(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errb.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	t.Fatalf("run lsnode %s: %v", strings.Join(args, " "), err)
+	return 0, "", ""
+}
+
+// cleanEnv is the test's environment without lsnode or hub settings, so a
+// developer's shell cannot change what a test runs.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LSNODE_") && !strings.HasPrefix(kv, "MEMPALACE_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// writeToken writes a token file (0600) in a temp dir.
+func writeToken(t testing.TB, token string) string {
+	t.Helper()
+	f := t.TempDir() + "/token"
+	if err := os.WriteFile(f, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// lockedBuffer is a bytes.Buffer written by a process and read by tests.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
