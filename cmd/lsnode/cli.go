@@ -36,8 +36,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run a node in the foreground until interrupted", runServe},
-		{"peers", "list a node's peers with their replication lag", notYet},
-		{"agents", "list the agents a node has seen", notYet},
+		{"peers", "list a node's peers with their replication lag", runPeers},
+		{"agents", "list the agents a node has seen", runAgents},
 		{"status", "show a node's health and version vector", runStatus},
 		{"events", "append, list, follow (tail) or acknowledge events", runEvents},
 		{"owed", "list the events an agent still owes a reply to", runOwed},

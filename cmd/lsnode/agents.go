@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// agentsReply is GET /lsnode/agents?window=DURATION: the agent roster the
+// node derives from its log (store.Agents).
+type agentsReply struct {
+	Agents  []agentRow `json:"agents"`
+	WindowS float64    `json:"window_s"`
+}
+
+// agentRow is one agent. last_seen is the wall time of its greatest HLC
+// stamp (RFC 3339, UTC, milliseconds), null when no event has one.
+type agentRow struct {
+	Agent         string   `json:"agent"`
+	Replicas      []string `json:"replicas"`
+	Events        int64    `json:"events"`
+	LastHLC       string   `json:"last_hlc"`
+	LastSeen      *string  `json:"last_seen"`
+	LastCreatedAt string   `json:"last_created_at"`
+	Shared        bool     `json:"shared"`
+}
+
+// agentsReplicasShown is how many replica ids a table row lists.
+const agentsReplicasShown = 2
+
+func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("agents", stderr)
+	cf := addClientFlags(fs)
+	window := fs.Duration("window", 10*time.Minute,
+		"flag an agent SHARED when it wrote through two replicas within this time of each other")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if *window < 0 {
+		return usageErrorf("--window must not be negative")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	path := "/lsnode/agents?window=" + url.QueryEscape(window.String())
+	if err := c.getJSON(ctx, path, &raw); err != nil {
+		return err
+	}
+	if *cf.asJSON {
+		return printRaw(stdout, raw)
+	}
+	var reply agentsReply
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return renderAgents(stdout, reply, time.Now())
+}
+
+// renderAgents writes the roster, most recently seen first; now is the
+// reference for LAST SEEN.
+func renderAgents(w io.Writer, r agentsReply, now time.Time) error {
+	if len(r.Agents) == 0 {
+		_, err := fmt.Fprintln(w, "no agents in the log")
+		return err
+	}
+	rows := append([]agentRow(nil), r.Agents...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if a, b := lastSeenTime(rows[i]), lastSeenTime(rows[j]); !a.Equal(b) {
+			return a.After(b)
+		}
+		return rows[i].Agent < rows[j].Agent
+	})
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tREPLICAS\tLAST SEEN\tEVENTS\tSHARED")
+	shared := 0
+	for _, a := range rows {
+		flag := "-"
+		if a.Shared {
+			flag, shared = "yes", shared+1
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", a.Agent, replicasCell(a.Replicas), lastSeen(a, now), a.Events, flag)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if shared > 0 {
+		window := time.Duration(r.WindowS * float64(time.Second))
+		_, err := fmt.Fprintf(w, "\nSHARED: wrote through two or more replicas within %v of each other; the same name is\n"+
+			"probably in use on two machines, which then hide each other's asks (RFC 003 §7.7).\n", window)
+		return err
+	}
+	return nil
+}
+
+// lastSeenTime is a row's last seen time, zero when unknown.
+func lastSeenTime(a agentRow) time.Time {
+	if a.LastSeen == nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, *a.LastSeen)
+	return t
+}
+
+func lastSeen(a agentRow, now time.Time) string {
+	if a.LastSeen == nil {
+		return "-"
+	}
+	t, err := time.Parse(time.RFC3339Nano, *a.LastSeen)
+	if err != nil {
+		return *a.LastSeen
+	}
+	return ago(now.Sub(t))
+}
+
+// replicasCell lists up to agentsReplicasShown replica ids and counts the
+// rest; "" (events with no origin) shows as "(none)".
+func replicasCell(reps []string) string {
+	if len(reps) == 0 {
+		return "-"
+	}
+	reps = append([]string(nil), reps...)
+	for i, r := range reps {
+		if r == "" {
+			reps[i] = "(none)"
+		}
+	}
+	if len(reps) <= agentsReplicasShown {
+		return strings.Join(reps, ",")
+	}
+	return fmt.Sprintf("%s +%d", strings.Join(reps[:agentsReplicasShown], ","), len(reps)-agentsReplicasShown)
+}

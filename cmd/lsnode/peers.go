@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"text/tabwriter"
+	"time"
+)
+
+// peersReply is the part of GET /sync/peers that `lsnode peers` reads: the
+// Python hub's estate (mempalace-wire.md §3.9) and lsnode's extension
+// under "lsnode", which a Python hub does not send.
+type peersReply struct {
+	Self struct {
+		ReplicaID string `json:"replica_id"`
+		Name      string `json:"name"`
+	} `json:"self"`
+	Peers  []pythonPeer  `json:"peers"`
+	Lsnode *lsnodeEstate `json:"lsnode"`
+}
+
+// pythonPeer is one entry of the estate's "peers": a peer configured in
+// peers.json and the outcome of its last pull.
+type pythonPeer struct {
+	Name          string  `json:"name"`
+	URL           string  `json:"url"`
+	ReplicaID     *string `json:"replica_id"`
+	Reachable     *bool   `json:"reachable"`
+	LastSuccessAt *string `json:"last_success_at"`
+}
+
+// lsnodeEstate is lsnode's extension of /sync/peers: every gossip member
+// (this node first), and how many agents wrote recently.
+type lsnodeEstate struct {
+	Members       []peerRow `json:"members"`
+	AgentsActive  *int64    `json:"agents_active"`
+	AgentsWindowS *float64  `json:"agents_window_s"`
+}
+
+// peerRow is one member: the JSON of the lsnode extension, and of
+// `lsnode peers --json`. Unknown figures are null.
+type peerRow struct {
+	Name          string   `json:"name"`
+	ReplicaID     string   `json:"replica_id"`
+	GossipAddr    string   `json:"gossip_addr"`
+	GRPCAddr      string   `json:"grpc_addr"`
+	HTTPAddr      string   `json:"http_addr"`
+	State         string   `json:"state"`
+	Self          bool     `json:"self"`
+	LagOps        *int64   `json:"lag_ops"`
+	LagSeconds    *float64 `json:"lag_seconds"`
+	LastSync      *string  `json:"last_sync"`
+	ClockOffsetMS *float64 `json:"clock_offset_ms"`
+	Version       string   `json:"version"`
+	Reason        string   `json:"reason,omitempty"`
+}
+
+// peersJSON is what `lsnode peers --json` prints.
+type peersJSON struct {
+	Members      []peerRow `json:"members"`
+	AgentsActive *int64    `json:"agents_active"`
+}
+
+func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("peers", stderr)
+	cf := addClientFlags(fs)
+	status := fs.String("status", "", "show only members whose STATE matches this regular expression (alive, suspect, dead, left, refused)")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	filter, err := regexp.Compile(*status)
+	if err != nil {
+		return usageErrorf("--status: %v", err)
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	var reply peersReply
+	if err := c.getJSON(ctx, "/sync/peers", &reply); err != nil {
+		return err
+	}
+	rows := peerRows(reply)
+	var agents *int64
+	if reply.Lsnode != nil {
+		agents = reply.Lsnode.AgentsActive
+	}
+	kept := filterRows(rows, filter)
+	if *cf.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(peersJSON{Members: kept, AgentsActive: agents})
+	}
+	if !hasPeers(rows) {
+		return renderNoPeers(stdout, agents)
+	}
+	return renderPeers(stdout, kept, time.Now())
+}
+
+// peerRows lists lsnode's members, then the estate's configured peers
+// that are not among them (Python hubs pulled over HTTP), whose state is
+// alive after a successful pull, dead after a failed one, unknown before
+// any. A Python hub answers with the latter only.
+func peerRows(r peersReply) []peerRow {
+	var rows []peerRow
+	known := map[string]bool{}
+	if r.Lsnode != nil {
+		for _, m := range r.Lsnode.Members {
+			rows = append(rows, m)
+			known[m.ReplicaID] = true
+		}
+	} else if r.Self.ReplicaID != "" {
+		rows = append(rows, peerRow{Name: r.Self.Name, ReplicaID: r.Self.ReplicaID, State: "alive", Self: true})
+		known[r.Self.ReplicaID] = true
+	}
+	for _, p := range r.Peers {
+		if p.ReplicaID != nil && known[*p.ReplicaID] {
+			continue
+		}
+		rows = append(rows, pythonRow(p))
+	}
+	return rows
+}
+
+func pythonRow(p pythonPeer) peerRow {
+	row := peerRow{Name: p.Name, HTTPAddr: p.URL, State: "unknown", LastSync: p.LastSuccessAt}
+	if p.ReplicaID != nil {
+		row.ReplicaID = *p.ReplicaID
+	}
+	if p.Reachable != nil {
+		row.State = "dead"
+		if *p.Reachable {
+			row.State = "alive"
+		}
+	}
+	return row
+}
+
+func filterRows(rows []peerRow, re *regexp.Regexp) []peerRow {
+	out := []peerRow{}
+	for _, r := range rows {
+		if re.MatchString(r.State) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// hasPeers reports whether any row is another replica.
+func hasPeers(rows []peerRow) bool {
+	for _, r := range rows {
+		if !r.Self {
+			return true
+		}
+	}
+	return false
+}
+
+// renderNoPeers is the answer of a hub-and-spoke node: no peer replica,
+// which says nothing about how many agents use it (RFC 003 §2).
+func renderNoPeers(w io.Writer, agents *int64) error {
+	if agents == nil {
+		_, err := fmt.Fprintln(w, "no peer replicas; this node does not report active agents (not an lsnode node?)")
+		return err
+	}
+	_, err := fmt.Fprintf(w, "no peer replicas; %d agents active\n", *agents)
+	return err
+}
+
+const peersHeader = "NAME\tREPLICA\tGOSSIP ADDR\tGRPC ADDR\tSTATE\tLAG OPS\tLAG SECONDS\tLAST SYNC\tCLOCK OFFSET\tVERSION"
+
+// renderPeers writes the member table; now is the reference for LAST SYNC.
+func renderPeers(w io.Writer, rows []peerRow, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, peersHeader)
+	for _, r := range rows {
+		name := r.Name
+		if r.Self {
+			name += " (self)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(r.ReplicaID), dash(r.GossipAddr),
+			dash(r.GRPCAddr), r.State, lagOps(r.LagOps), lagSeconds(r.LagSeconds), lastSync(r, now),
+			clockOffset(r.ClockOffsetMS), dash(r.Version))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return renderReasons(w, rows)
+}
+
+// renderReasons explains each refused member below the table.
+func renderReasons(w io.Writer, rows []peerRow) error {
+	first := true
+	for _, r := range rows {
+		if r.State != "refused" || r.Reason == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		if _, err := fmt.Fprintf(w, "%s refused: %s\n", r.Name, r.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func lagOps(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*n, 10)
+}
+
+func lagSeconds(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*s, 'f', 1, 64)
+}
+
+// lastSync is how long ago the last sync with the member completed:
+// "-" for this node itself and refused nodes, "never" for a peer never
+// synced.
+func lastSync(r peerRow, now time.Time) string {
+	if r.Self || r.State == "refused" {
+		return "-"
+	}
+	if r.LastSync == nil {
+		return "never"
+	}
+	t, err := time.Parse(time.RFC3339Nano, *r.LastSync)
+	if err != nil {
+		return *r.LastSync
+	}
+	return ago(now.Sub(t))
+}
+
+// ago renders an age as "12s ago", "3m4s ago", "2h5m ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < time.Hour:
+		return d.Truncate(time.Second).String() + " ago"
+	}
+	h, m := d/time.Hour, d%time.Hour/time.Minute
+	if m == 0 {
+		return fmt.Sprintf("%dh ago", h)
+	}
+	return fmt.Sprintf("%dh%dm ago", h, m)
+}
+
+// clockOffset renders the peer's measured clock offset: "+1.5ms", "-2.35s".
+func clockOffset(ms *float64) string {
+	if ms == nil {
+		return "-"
+	}
+	if math.Abs(*ms) < 1000 {
+		return fmt.Sprintf("%+.1fms", *ms)
+	}
+	return fmt.Sprintf("%+.2fs", *ms/1000)
+}
