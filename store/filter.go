@@ -13,6 +13,7 @@ const previewChars = 200
 type compiled struct {
 	where  []string
 	args   []any
+	to     string // to_agent filter: X or '*'
 	since  string // since_event_id
 	before string // before_event_id
 	cursor map[string]int64
@@ -44,9 +45,7 @@ func compileFilter(f Filter) (*compiled, error) {
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	if to != "" {
-		c.add("(to_agent = ? OR to_agent = '*')", to)
-	}
+	c.to = to // matched by list: to_agent = to OR to_agent = '*
 	for _, e := range []struct{ v, field, col string }{
 		{f.Writer, "writer", "from_agent"}, {f.CorrelationID, "correlation_id", "correlation_id"},
 	} {

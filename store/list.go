@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -57,8 +58,8 @@ func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
 	if c.order == "desc" {
 		dir = "DESC"
 	}
-	query := `SELECT ` + eventColumns + ` FROM events` + whereClause(where) + ` ORDER BY rowid ` + dir + ` LIMIT ?`
-	evs, err := queryEvents(ctx, tx, query, append(args, c.limit)...)
+	query, args := pageQuery(where, args, c.to, dir, c.limit)
+	evs, err := queryEvents(ctx, tx, query, args...)
 	if err != nil {
 		return ListResult{}, err
 	}
@@ -75,6 +76,33 @@ func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
 		}
 	}
 	return ListResult{Events: evs, Cursor: cursor}, nil
+}
+
+// pageQuery selects one page in rowid order. A to_agent filter (X or
+// '*') is two index range scans merged, each already in rowid order and
+// cut at the limit, so a page costs the page, not every event addressed
+// to X or to everyone (which an OR over the to_agent index would read and
+// sort).
+func pageQuery(where []string, args []any, to, dir string, limit int) (string, []any) {
+	tail := ` ORDER BY rowid ` + dir + ` LIMIT ?`
+	switch to {
+	case "":
+		return `SELECT ` + eventColumns + ` FROM events` + whereClause(where) + tail, append(args, limit)
+	case "*":
+		return `SELECT ` + eventColumns + ` FROM events` + whereClause(append(where, "to_agent = '*'")) + tail,
+			append(args, limit)
+	}
+	// The arms select rowids only (a covering scan of the to_agent index
+	// when there is no other filter); the page's rows are read once, by
+	// rowid, after the merge.
+	arm := func(cond string) string {
+		return `SELECT * FROM (SELECT rowid FROM events` + whereClause(append(slices.Clone(where), cond)) + tail + `)`
+	}
+	query := `SELECT ` + eventColumns + ` FROM events WHERE rowid IN (` + arm("to_agent = ?") + ` UNION ALL ` +
+		arm("to_agent = '*'") + ` ORDER BY 1 ` + dir + ` LIMIT ?) ORDER BY rowid ` + dir
+	out := make([]any, 0, 2*len(args)+4)
+	out = append(append(append(out, args...), to, limit), args...)
+	return query, append(out, limit, limit)
 }
 
 // anchorSeq resolves an event id to its local seq.

@@ -1,0 +1,335 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/hlc"
+)
+
+// Store benchmarks. Run them in one go so their ratios to the raw SQLite
+// rate hold on a noisy machine:
+//
+//	go test -run '^$' -bench . -benchtime=... ./store/
+//
+// LSNODE_BENCH_EVENTS sets the size of the log that List and Owed run on
+// and that ApplyBatch applies (default 1,000,000); the log is built once
+// per process by ApplyBatch in a temp dir, or kept in LSNODE_BENCH_DIR and
+// reused by later runs.
+
+const benchBatch = 5000 // ApplyBatch batch size
+
+func benchEvents() int {
+	if n, err := strconv.Atoi(os.Getenv("LSNODE_BENCH_EVENTS")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+// BenchmarkRawInsert is the machine's limit: bare transactions of 1000
+// rows into a fresh file with the store's schema and indexes, one
+// prepared statement, the store's pragmas. One op is one row.
+func BenchmarkRawInsert(b *testing.B) {
+	dir := b.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile)+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, ddl := range []string{pythonDDL, `CREATE UNIQUE INDEX events_origin_seq_idx ON events(origin_replica, origin_seq);
+CREATE INDEX events_hlc_idx ON events(hlc); CREATE INDEX events_topic_created_idx ON events(topic, created_at);`, lsnodeDDL} {
+		if _, err := db.Exec(ddl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wall := testClockStart
+	clock := hlc.NewClock(hlc.NewManualClock(wall), repA, 0)
+	const perTxn = 1000
+	b.ResetTimer()
+	start := time.Now()
+	for done := 0; done < b.N; {
+		tx, err := db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := tx.Prepare(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
+correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < perTxn && done < b.N; i++ {
+			done++
+			if _, err := st.Exec(newID("evt", wall), "note", "project/x", "r", nil, "agent-1", "agent-2", nil, nil, nil, "open",
+				"body", createdAt(wall), "{}", repA, done, clock.Tick().String()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		st.Close()
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rows/s")
+}
+
+// BenchmarkAppend measures local appends from 1 and from 32 goroutines
+// (group commit); one op is one append.
+func BenchmarkAppend(b *testing.B) {
+	for _, workers := range []int{1, 32} {
+		b.Run(fmt.Sprintf("goroutines=%d", workers), func(b *testing.B) {
+			s, err := Open(context.Background(), Config{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			errs := make(chan error, workers)
+			b.ResetTimer()
+			start := time.Now()
+			for w := 0; w < workers; w++ {
+				n := b.N / workers
+				if w < b.N%workers {
+					n++
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < n; i++ {
+						if _, err := s.Append(ctx, AppendInput{Type: "note", Stream: "project/x", Room: "r",
+							FromAgent: fmt.Sprintf("agent-%d", w), ToAgent: "agent-0", Status: "open", Body: "body"}); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			close(errs)
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
+		})
+	}
+}
+
+// BenchmarkApplyBatch applies synthetic remote ops in batches of 5000 into
+// a fresh store; one op is one event.
+func BenchmarkApplyBatch(b *testing.B) {
+	s, err := Open(context.Background(), Config{Dir: b.TempDir(), ReplicaID: repD})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	gen := newBenchGen(1)
+	b.ResetTimer()
+	var applyTime time.Duration
+	for done := 0; done < b.N; {
+		b.StopTimer()
+		batch := gen.batch(min(benchBatch, b.N-done))
+		b.StartTimer()
+		t0 := time.Now()
+		res, err := s.ApplyBatch(context.Background(), batch)
+		applyTime += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Applied != len(batch.Ops) {
+			b.Fatalf("applied %s of %d", fmtResult(res), len(batch.Ops))
+		}
+		done += len(batch.Ops)
+	}
+	b.ReportMetric(float64(b.N)/applyTime.Seconds(), "events/s")
+}
+
+// BenchmarkList runs List(limit=50, to_agent=X) on the big log.
+func BenchmarkList(b *testing.B) {
+	s := bigLog(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		res, err := s.List(ctx, Filter{ToAgent: benchAgent(i), Limit: 50})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Events) != 50 {
+			b.Fatalf("%d events", len(res.Events))
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
+
+// BenchmarkOwed runs Owed(agent) (a page of 50) on the big log and
+// reports the 99th percentile latency.
+func BenchmarkOwed(b *testing.B) {
+	s := bigLog(b)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		evs, err := s.Owed(ctx, benchAgent(i), "", 50)
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(evs) == 0 {
+			b.Fatal("nothing owed: the log does not exercise Owed")
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[(len(lat)*99)/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+}
+
+const benchAgents = 200
+
+func benchAgent(i int) string { return fmt.Sprintf("agent-%d", (i*7919)%benchAgents) }
+
+var bigLogOnce struct {
+	sync.Once
+	dir     string // removed at exit
+	keptDir string // LSNODE_BENCH_DIR: kept
+	n       int
+	err     error
+}
+
+// bigLog opens the shared big log, building it at the first call of the
+// process. The dir lives for the process (TestMain removes it).
+func bigLog(b *testing.B) *Store {
+	b.Helper()
+	bigLogOnce.Do(func() {
+		bigLogOnce.n = benchEvents()
+		if keep := os.Getenv("LSNODE_BENCH_DIR"); keep != "" {
+			// A kept log, reused across runs while its size matches; delete
+			// it after a schema change.
+			if _, err := os.Stat(filepath.Join(keep, DBFile)); err == nil {
+				bigLogOnce.keptDir = keep
+				return
+			}
+			bigLogOnce.keptDir = keep
+			bigLogOnce.dir = keep
+		} else if bigLogOnce.dir, bigLogOnce.err = os.MkdirTemp("", "lsnode-store-bench-"); bigLogOnce.err != nil {
+			return
+		}
+		start := time.Now()
+		s, err := Open(context.Background(), Config{Dir: bigLogOnce.dir, ReplicaID: repD})
+		if err != nil {
+			bigLogOnce.err = err
+			return
+		}
+		gen := newBenchGen(2)
+		for done := 0; done < bigLogOnce.n; {
+			batch := gen.batch(min(benchBatch, bigLogOnce.n-done))
+			if _, err := s.ApplyBatch(context.Background(), batch); err != nil {
+				bigLogOnce.err = err
+				break
+			}
+			done += len(batch.Ops)
+		}
+		if err := s.Close(); err != nil && bigLogOnce.err == nil {
+			bigLogOnce.err = err
+		}
+		fmt.Fprintf(os.Stderr, "store bench: built a %d-event log in %v\n", bigLogOnce.n, time.Since(start).Round(time.Second))
+	})
+	if bigLogOnce.err != nil {
+		b.Fatal(bigLogOnce.err)
+	}
+	dir := bigLogOnce.dir
+	if bigLogOnce.keptDir != "" {
+		dir = bigLogOnce.keptDir
+	}
+	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if n := s.VersionVector(); sumVV(n) != int64(bigLogOnce.n) {
+		b.Fatalf("the log in %s holds %d events; LSNODE_BENCH_EVENTS is %d", dir, sumVV(n), bigLogOnce.n)
+	}
+	return s
+}
+
+func sumVV(vv map[string]int64) int64 {
+	var n int64
+	for _, v := range vv {
+		n += v
+	}
+	return n
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bigLogOnce.dir != "" && bigLogOnce.keptDir == "" {
+		os.RemoveAll(bigLogOnce.dir)
+	}
+	os.Exit(code)
+}
+
+// benchGen makes remote ops as a busy fleet writes them: four origins,
+// 200 agents, asks in correlation threads, replies (a third of them
+// terminal, closing threads), acks, 2% broadcasts.
+type benchGen struct {
+	rng     *rand.Rand
+	origins []string
+	seq     map[string]int64
+	ms      int64
+	n       int
+}
+
+func newBenchGen(seed uint64) *benchGen {
+	return &benchGen{rng: rand.New(rand.NewPCG(seed, seed)), origins: []string{repA, repB, repC, "rep_0123456789ab"},
+		seq: map[string]int64{}, ms: testClockStart.UnixMilli() - 30*24*3600*1000}
+}
+
+func (g *benchGen) batch(n int) Batch {
+	ops := make([]Op, 0, n)
+	for i := 0; i < n; i++ {
+		g.n++
+		g.ms += int64(g.rng.IntN(3))
+		origin := g.origins[g.n%len(g.origins)]
+		prev := g.seq[origin]
+		g.seq[origin] = prev + 1
+		from, to := g.rng.IntN(benchAgents), g.rng.IntN(benchAgents)
+		toAgent := fmt.Sprintf("agent-%d", to)
+		if g.rng.IntN(50) == 0 {
+			toAgent = "*"
+		}
+		corr := fmt.Sprintf("c-%d-%d", from, g.rng.IntN(20))
+		status, typ, meta := "open", "task.request", "{}"
+		switch r := g.rng.IntN(10); {
+		case r < 3: // a terminal reply from the addressee of an earlier ask in the thread
+			status, typ = []string{"applied", "failed", "blocked", "superseded"}[g.rng.IntN(4)], "task.reply"
+			corr = fmt.Sprintf("c-%d-%d", to, g.rng.IntN(20))
+		case r < 5:
+			status, typ = []string{"claimed", "ready", ""}[g.rng.IntN(3)], "note"
+		}
+		at := time.UnixMilli(g.ms).UTC()
+		ops = append(ops, Op{PrevSeq: prev, Event: Event{
+			ID: fmt.Sprintf("evt_%s_%012x", at.Format("20060102T150405"), g.n), OriginReplica: origin, OriginSeq: prev + 1,
+			HLC: hlc.Timestamp{WallMS: g.ms, Counter: uint32(g.n % 16), Replica: origin}.String(), Type: typ,
+			Stream: "project/x", Room: "delegation", FromAgent: fmt.Sprintf("agent-%d", from), ToAgent: toAgent,
+			CorrelationID: corr, Status: status, Body: "a body of moderate length for a coordination event", CreatedAt: createdAt(at),
+			Metadata: []byte(meta),
+		}})
+	}
+	return Batch{Ops: ops}
+}
