@@ -104,7 +104,10 @@ func DefaultConfig() Config {
 }
 
 // ErrInsecureBind is returned by Validate for a non-loopback bind with no
-// token and no AllowInsecureNoToken.
+// token and no AllowInsecureNoToken. Its text is the Python hub's,
+// adapted to lsnode's flags, full stops included.
+//
+//lint:ignore ST1005 the operator-facing text keeps the hub's sentences.
 var ErrInsecureBind = errors.New("a bearer token (--token-file, LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN) " +
 	"is required when binding MCP HTTP to a non-loopback host. Set --allow-insecure-no-token " +
 	"(MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1) only when a trusted fronting layer provides access control.")

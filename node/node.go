@@ -59,7 +59,9 @@ type Node struct {
 	drain       context.Context
 	cancelDrain context.CancelFunc
 	// run is the context of the node's own goroutines, cancelled after
-	// the HTTP server has stopped.
+	// the HTTP server has stopped. Replication (lssync.Replicator) and
+	// membership start in Start with n.goFunc under it, feed /sync/peers
+	// through SetRoster, and so stop before the store closes.
 	run       context.Context
 	cancelRun context.CancelFunc
 	wg        sync.WaitGroup
@@ -100,10 +102,9 @@ func (n *Node) SetRoster(fn RosterFunc) { n.roster = fn }
 func (n *Node) Start(ctx context.Context) (err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.mu.started {
+	if n.mu.started || n.mu.stopped {
 		return errors.New("node: already started")
 	}
-	n.mu.started = true
 	tlsCfg, err := loadTLS(n.cfg)
 	if err != nil {
 		return err
@@ -124,6 +125,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 			n.fail(fmt.Errorf("http server: %w", err))
 		}
 	})
+	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
 		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "")
 	if n.cfg.Token == "" && !isLoopbackHost(n.surface.bindHost) {
