@@ -38,3 +38,26 @@ install_go_tool "google.golang.org/protobuf/cmd/protoc-gen-go@${PROTOC_GEN_GO_VE
 install_go_tool "google.golang.org/grpc/cmd/protoc-gen-go-grpc@${PROTOC_GEN_GO_GRPC_VERSION:?}"
 install_go_tool "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION:?}"
 echo "tools: ready in $bin"
+
+# --- deploy/ checks: promtool and systemd-analyze (kept in this block) ---
+# promtool runs the alert rule unit tests (go test ./deploy/) and Debian's
+# prometheus binary goes into the compose cluster's Prometheus image
+# (scripts/docker-prometheus-image.sh); systemd-analyze verifies
+# deploy/systemd/lsnode.service. The deploy tests skip, saying so, when they
+# are missing. The package's service is not started: policy-rc.d refuses it
+# on these machines, and there is no systemd running.
+deploy_need=()
+command -v promtool >/dev/null 2>&1 || deploy_need+=(prometheus)
+command -v systemd-analyze >/dev/null 2>&1 || deploy_need+=(systemd)
+if [ ${#deploy_need[@]} -eq 0 ]; then
+	echo "tools: $(promtool --version 2>&1 | head -n 1); $(systemd-analyze --version | head -n 1)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "tools: installing ${deploy_need[*]} (apt-get) for the deploy/ checks"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${deploy_need[@]}" >/dev/null
+	echo "tools: $(promtool --version 2>&1 | head -n 1); $(systemd-analyze --version | head -n 1)"
+else
+	echo "tools: ${deploy_need[*]} missing and not installable here (needs root and apt-get);" >&2
+	echo "tools: the deploy/ promtool and systemd-analyze checks will be skipped" >&2
+fi
