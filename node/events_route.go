@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 	"github.com/lsnode/lsnode/store/rules"
 )
 
@@ -14,7 +13,8 @@ import (
 const eventsDefaultLimit = 50
 
 // handleEvents serves GET /logstream/events (RFC 003 §9.5): a JSON page
-// {"events", "count", "cursor"} of the events after a cursor, oldest
+// {"events", "count", "cursor"} of the events after a cursor (the shape
+// of mempalace_event_list and _wait, eventPage), oldest
 // first, with the filters of the stream. The cursor is the portable
 // "cursor" of a previous page (any node) or since_event_id (this node);
 // without one the page starts at the beginning of the log. With wait_ms
@@ -33,7 +33,7 @@ func (s *surface) handleEvents(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, s.log, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, eventsPage(page, nil))
+		writeJSON(w, http.StatusOK, eventPage(nil, page, true))
 		return
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + s.cfg.WriteTimeout))
@@ -42,7 +42,7 @@ func (s *surface) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, eventsPage(page, &timedOut))
+	writeJSON(w, http.StatusOK, eventPage(&timedOut, page, true))
 }
 
 // eventsRequest reads the filters, the cursor, limit and wait_ms (-1 when
@@ -94,21 +94,4 @@ func (s *surface) longPoll(ctx context.Context, f store.Filter, wait time.Durati
 		return page, true, err
 	}
 	return page, timedOut, err
-}
-
-// eventsPage is the answer of /logstream/events.
-func eventsPage(page store.ListResult, timedOut *bool) pyjson.Object {
-	events := make([]any, len(page.Events))
-	for i := range page.Events {
-		events[i] = page.Events[i]
-	}
-	obj := pyjson.Object{
-		{Key: "events", Value: events},
-		{Key: "count", Value: len(events)},
-		{Key: "cursor", Value: page.Cursor},
-	}
-	if timedOut != nil {
-		obj = append(obj, pyjson.Member{Key: "timed_out", Value: *timedOut})
-	}
-	return obj
 }
