@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lsnode/lsnode/store"
 )
 
 // htStatus sends req and returns the status and headers without reading
@@ -225,6 +227,15 @@ func TestAuth_ReadOnlyKeepsReadRoutes(t *testing.T) {
 	}
 	if htJSON(t, htGet(t, n, "/statusz", ""))["writer"].(map[string]any)["read_only"] != true {
 		t.Fatal("statusz writer.read_only is not true")
+	}
+	// Replication still applies remote ops on a read-only node.
+	src := openTestStore(t)
+	w, err := src.Append(t.Context(), store.AppendInput{Type: "x", Stream: "s", Room: "r", FromAgent: "z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := n.Store().ApplyBatch(t.Context(), store.Batch{Ops: []store.Op{{Event: w.Event}}}); err != nil || res.Applied != 1 {
+		t.Fatalf("apply on a read-only node: %+v %v", res, err)
 	}
 }
 

@@ -46,8 +46,9 @@ type Config struct {
 	// "host:port"; a bare host also matches host:<bound port>), for a
 	// fronting proxy that forwards the public name.
 	ExtraAllowedHosts []string
-	// ReadOnly refuses every write: MCP writers answer -32003. The read
-	// routes (/sync/*, SSE, /logstream/events) are unaffected.
+	// ReadOnly refuses every local write: MCP writers answer -32003. The
+	// read routes (/sync/*, SSE, /logstream/events) are unaffected, and
+	// replication still applies remote ops, as in the Python hub.
 	ReadOnly bool
 	// TLSCertFile and TLSKeyFile enable HTTPS (TLS 1.2 or later). Both or
 	// neither.

@@ -141,9 +141,11 @@ func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
 		ReplicaID: n.cfg.ReplicaID,
 		Wall:      n.wall,
 		SyncFull:  n.cfg.SyncFull,
-		ReadOnly:  n.cfg.ReadOnly,
-		Logger:    n.log,
-		Metrics:   n.reg,
+		// ReadOnly stays off in the store: a read-only node refuses writes
+		// at the MCP layer but still applies what replication brings, as
+		// the Python hub's puller does.
+		Logger:  n.log,
+		Metrics: n.reg,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", n.cfg.DataDir, err)
