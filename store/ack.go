@@ -46,7 +46,7 @@ func (s *Store) Ack(ctx context.Context, in AckInput) (Written, error) {
 // eventByID reads one event; a missing id is the Python "event 'x' not
 // found" error.
 func (s *Store) eventByID(ctx context.Context, id string) (Event, error) {
-	evs, err := queryEvents(ctx, s.readDB, `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
+	evs, err := queryEvents(ctx, s.reads.pool(), `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
 	if err != nil {
 		return Event{}, err
 	}

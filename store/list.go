@@ -23,11 +23,12 @@ func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
 	// The committed vector is read before the snapshot: anything it covers
 	// is in the snapshot, so a cursor built from it never skips an event.
 	before := s.VersionVector()
-	tx, err := s.readDB.BeginTx(ctx, nil)
+	rtx, err := s.readDB.BeginTx(ctx, nil)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("begin read: %w", err)
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only transaction
+	defer rtx.Rollback() //nolint:errcheck // read-only transaction
+	tx := s.reads.in(rtx)
 	where, args := append([]string(nil), c.where...), append([]any(nil), c.args...)
 	if c.since != "" {
 		seq, err := anchorSeq(ctx, tx, c.since, "since_event_id", ErrCursorNotHeld)
@@ -208,7 +209,7 @@ func cursorJSON(vv map[string]int64) string {
 // LatestSeq is the local seq of the newest event (0 when empty).
 func (s *Store) LatestSeq(ctx context.Context) (int64, error) {
 	var seq sql.NullInt64
-	if err := s.readDB.QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&seq); err != nil {
+	if err := s.reads.pool().QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&seq); err != nil {
 		return 0, fmt.Errorf("latest seq: %w", err)
 	}
 	return seq.Int64, nil
@@ -216,5 +217,5 @@ func (s *Store) LatestSeq(ctx context.Context) (int64, error) {
 
 // EventSeq returns the local seq of an event id.
 func (s *Store) EventSeq(ctx context.Context, id string) (int64, error) {
-	return anchorSeq(ctx, s.readDB, id, "since_event_id", ErrCursorNotHeld)
+	return anchorSeq(ctx, s.reads.pool(), id, "since_event_id", ErrCursorNotHeld)
 }

@@ -25,7 +25,7 @@ func (s *Store) OpsAfter(ctx context.Context, origin string, after int64, limit,
 		limit = rules.MaxListLimit
 	}
 	limit = min(limit, maxOpsPage)
-	evs, err := queryEvents(ctx, s.readDB, `SELECT `+eventColumns+` FROM events
+	evs, err := queryEvents(ctx, s.reads.pool(), `SELECT `+eventColumns+` FROM events
 WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`, o, after, limit)
 	if err != nil {
 		return nil, err

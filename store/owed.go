@@ -26,7 +26,7 @@ WHERE o.agent = ?`
 		args = append(args, st)
 	}
 	query += ` ORDER BY o.hlc, o.origin_replica, o.origin_seq LIMIT ?`
-	evs, err := queryEvents(ctx, s.readDB, query, append(args, clampLimit(limit))...)
+	evs, err := queryEvents(ctx, s.reads.pool(), query, append(args, clampLimit(limit))...)
 	if err != nil {
 		return nil, err
 	}

@@ -168,14 +168,14 @@ func (s *Store) GetArtifact(ctx context.Context, id string) (Artifact, error) {
 	if err != nil {
 		return Artifact{}, wrapRule(err)
 	}
-	return getArtifact(ctx, s.readDB, clean)
+	return getArtifact(ctx, s.reads.pool(), clean)
 }
 
 // MissingArtifacts returns the ids among ids that this replica lacks.
 func (s *Store) MissingArtifacts(ctx context.Context, ids []string) ([]string, error) {
 	var out []string
 	for _, id := range ids {
-		ok, err := artifactExists(ctx, s.readDB, id)
+		ok, err := artifactExists(ctx, s.reads.pool(), id)
 		if err != nil {
 			return nil, err
 		}

@@ -58,9 +58,10 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	writeDB *sql.DB   // one connection, used only by the writer goroutine
-	writer  *stmtConn // that connection, with its statement cache
-	readDB  *sql.DB   // a pool of read connections
+	writeDB *sql.DB    // one connection, used only by the writer goroutine
+	writer  *stmtConn  // that connection, with its statement cache
+	readDB  *sql.DB    // a pool of read connections
+	reads   *readStmts // statements cached on readDB
 
 	writes chan *writeReq
 	stop   chan struct{}
@@ -160,6 +161,7 @@ func (s *Store) openDBs(ctx context.Context) error {
 		return err
 	}
 	s.writeDB, s.readDB, s.writer = w, r, conn
+	s.reads = newReadStmts(r)
 	return nil
 }
 
@@ -235,7 +237,7 @@ func (s *Store) Close() error {
 		}
 		s.mu.subs = nil
 		s.mu.Unlock()
-		err = errors.Join(s.writer.Close(), s.readDB.Close(), s.writeDB.Close())
+		err = errors.Join(s.writer.Close(), s.reads.close(), s.readDB.Close(), s.writeDB.Close())
 	})
 	return err
 }
