@@ -92,13 +92,13 @@ func printStatus(w io.Writer, base string, s statusz) error {
 	sort.Strings(origins)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ORIGIN\tTOP\t")
+	fmt.Fprintln(tw, "ORIGIN\tTOP")
 	for _, o := range origins {
 		self := ""
 		if o == s.ReplicaID {
-			self = "(self)"
+			self = "  (self)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", o, s.VersionVector[o], self)
+		fmt.Fprintf(tw, "%s\t%d%s\n", o, s.VersionVector[o], self)
 	}
 	return tw.Flush()
 }
