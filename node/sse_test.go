@@ -250,14 +250,22 @@ func TestSSE_FullPagesFollowEachOther(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < total/8+1; i++ {
-				e := htAppend(t, n, store.AppendInput{})
+				w, err := n.Store().Append(context.Background(),
+					store.AppendInput{Type: "x", Stream: "s", Room: "r", FromAgent: "a"})
+				if err != nil {
+					t.Error(err) // not Fatal: this is not the test goroutine
+					return
+				}
 				mu.Lock()
-				want = append(want, e.ID)
+				want = append(want, w.Event.ID)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
+	if t.Failed() {
+		return
+	}
 	s := htOpenStream(t, n, "?since_event_id="+first.ID, nil)
 	seen := map[string]bool{}
 	var lastSeq float64
