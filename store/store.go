@@ -135,7 +135,7 @@ func (s *Store) openDBs(ctx context.Context) error {
 	if s.cfg.SyncFull {
 		syncMode = "FULL"
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)", path, syncMode)
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
