@@ -37,10 +37,11 @@ func benchEvents() int {
 
 // BenchmarkRawInsert is the machine's limit: bare transactions of 1000
 // rows into a fresh file with the store's schema and indexes, one
-// prepared statement, the store's pragmas. One op is one row.
+// prepared statement, the writer's DSN (same pragmas and page cache).
+// One op is one row.
 func BenchmarkRawInsert(b *testing.B) {
 	dir := b.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile)+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open("sqlite", writerDSN(filepath.Join(dir, DBFile), false))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -129,14 +129,19 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) openDBs(ctx context.Context) error {
-	path := filepath.Join(s.cfg.Dir, DBFile)
+// writerDSN is the writer connection's DSN: WAL, synchronous NORMAL (or
+// FULL), a 64 MiB page cache, checkpoints every 8192 WAL pages.
+func writerDSN(path string, syncFull bool) string {
 	syncMode := "NORMAL"
-	if s.cfg.SyncFull {
+	if syncFull {
 		syncMode = "FULL"
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
-	w, err := sql.Open("sqlite", dsn)
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
+}
+
+func (s *Store) openDBs(ctx context.Context) error {
+	path := filepath.Join(s.cfg.Dir, DBFile)
+	w, err := sql.Open("sqlite", writerDSN(path, s.cfg.SyncFull))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
