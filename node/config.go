@@ -22,12 +22,11 @@ const (
 	DefaultMaxRequestBytes = 16 << 20 // the Python hub's _HTTP_MAX_REQUEST_BYTES
 	DefaultMaxLongPoll     = 300 * time.Second
 	DefaultWriteTimeout    = 60 * time.Second
+	DefaultClusterID       = "lsnode"
+	DefaultMaxClockOffset  = 500 * time.Millisecond
 )
 
 // Config configures one node. Start from DefaultConfig; New calls Validate.
-//
-// Replication fields (GRPCAddr, Peers, Gossip, Join, Name, ClusterID) are
-// added with the replicator; their flag names are reserved in cmd/lsnode.
 type Config struct {
 	// DataDir holds logstream.sqlite3 and replica.json. Default
 	// "./lsnode-data"; created (0700) when missing.
@@ -77,6 +76,41 @@ type Config struct {
 	// SSE is exempt; long polls get MaxLongPoll on top.
 	WriteTimeout time.Duration
 
+	// ClusterID names the mesh. Replication and gossip refuse peers with
+	// another id before any data crosses. Default "lsnode".
+	ClusterID string
+	// GRPCAddr is the host:port the replication service binds; "" runs no
+	// replication (a single hub-and-spoke node). Port 0 picks a free port.
+	GRPCAddr string
+	// GRPCAdvertise is the host:port peers dial for replication, announced
+	// in gossip metadata. "" derives it from GRPCAddr, with a wildcard
+	// host replaced by the gossip advertise host.
+	GRPCAdvertise string
+	// Peers are static replication peers (host:port of their gRPC
+	// service), dialed for the node's whole life. Needs GRPCAddr.
+	Peers []string
+	// MaxClockOffset is the skew bound: a peer further away is reported
+	// and a remote stamp further ahead does not drag the local clock.
+	// Default 500 ms.
+	MaxClockOffset time.Duration
+	// GossipAddr is the host:port memberlist binds (UDP and TCP); "" runs
+	// no gossip. Needs GRPCAddr: members found by gossip are replicated
+	// with over gRPC.
+	GossipAddr string
+	// GossipAdvertise is the ip:port other members reach this one at; ""
+	// advertises the bind address.
+	GossipAdvertise string
+	// Join lists gossip addresses to join at start (and again while they
+	// are not alive).
+	Join []string
+	// Name is this node's unique member name; "" means the host name.
+	Name string
+	// GossipKeyFile holds the gossip encryption keys, one base64 key per
+	// line, the first the primary; "" gossips unencrypted.
+	GossipKeyFile string
+	// Readiness holds the default thresholds of /readyz.
+	Readiness ReadyThresholds
+
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string
 	// Logger receives the node's logs; nil discards.
@@ -101,6 +135,9 @@ func DefaultConfig() Config {
 		MaxLongPoll:     DefaultMaxLongPoll,
 		WriteTimeout:    DefaultWriteTimeout,
 		Version:         "dev",
+		ClusterID:       DefaultClusterID,
+		MaxClockOffset:  DefaultMaxClockOffset,
+		Readiness:       DefaultReadyThresholds(),
 	}
 }
 
@@ -139,6 +176,16 @@ func (c Config) Validate() error {
 		return errors.New("config: MaxLongPoll must be positive")
 	case c.WriteTimeout <= 0:
 		return errors.New("config: WriteTimeout must be positive")
+	case c.ClusterID == "":
+		return errors.New("config: ClusterID is required")
+	case c.MaxClockOffset <= 0:
+		return errors.New("config: MaxClockOffset must be positive")
+	case len(c.Peers) > 0 && c.GRPCAddr == "":
+		return errors.New("--peer needs --grpc: replication peers are reached over gRPC")
+	case c.GossipAddr != "" && c.GRPCAddr == "":
+		return errors.New("--gossip needs --grpc: members found by gossip are replicated with over gRPC")
+	case len(c.Join) > 0 && c.GossipAddr == "":
+		return errors.New("--join needs --gossip")
 	}
 	return nil
 }

@@ -35,6 +35,8 @@ type surface struct {
 	sse     *sseSlots
 	roster  RosterFunc
 	mcp     http.Handler
+	// replication reports the replication sessions (nil: none).
+	replication func() []readyPeer
 	// drain is cancelled when shutdown begins: streams and long polls end.
 	drain context.Context
 
@@ -57,6 +59,8 @@ type route struct {
 func (s *surface) getRoutes() map[string]route {
 	return map[string]route{
 		"/healthz":             {name: "/healthz", h: s.handleHealthz},
+		"/readyz":              {name: "/readyz", h: s.handleReadyz},
+		"/lsnode/agents":       {name: "/lsnode/agents", auth: true, h: s.handleAgents},
 		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.reg).ServeHTTP},
 		"/logstream/stream":    {name: "/logstream/stream", auth: true, stream: true, h: s.handleStream},

@@ -20,6 +20,7 @@ type httpMetrics struct {
 	sseFrames   prometheus.Counter
 	sseLatency  prometheus.Histogram // commit seen -> frame flushed
 	longPolling prometheus.Gauge
+	ready       prometheus.Gauge // outcome of the last /readyz
 }
 
 // newRegistry returns a registry with the Go runtime and process
@@ -62,6 +63,10 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 		longPolling: f.NewGauge(prometheus.GaugeOpts{
 			Name: "lsnode_http_long_polls",
 			Help: "Requests of /logstream/events waiting for events.",
+		}),
+		ready: f.NewGauge(prometheus.GaugeOpts{
+			Name: "lsnode_node_ready",
+			Help: "1 when the last /readyz check passed, 0 when it failed.",
 		}),
 	}
 }

@@ -32,6 +32,7 @@ type logStore interface {
 	VersionVector() map[string]int64
 	OpsAfter(ctx context.Context, origin string, after int64, limit, maxBytes int) ([]store.Op, error)
 	GetArtifact(ctx context.Context, id string) (store.Artifact, error)
+	Agents(ctx context.Context, window time.Duration) ([]store.AgentInfo, error)
 }
 
 var _ logStore = (*store.Store)(nil)
@@ -49,6 +50,7 @@ type Node struct {
 
 	// Set by Start.
 	store   *store.Store
+	cluster *cluster // nil without replication
 	surface *surface
 	srv     *http.Server
 	ln      net.Listener
@@ -78,7 +80,7 @@ func New(cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, wall: cfg.Wall, roster: emptyRoster, failed: make(chan error, 1)}
+	n := &Node{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, wall: cfg.Wall, failed: make(chan error, 1)}
 	if n.log == nil {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -93,8 +95,8 @@ func New(cfg Config) (*Node, error) {
 	return n, nil
 }
 
-// SetRoster installs the source of /sync/peers (membership and
-// replication). Call it before Start.
+// SetRoster replaces the source of /sync/peers, which by default is the
+// live roster of membership and replication. Call it before Start.
 func (n *Node) SetRoster(fn RosterFunc) { n.roster = fn }
 
 // Start opens the store, binds the HTTP listener and serves. It returns
@@ -120,6 +122,11 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err := n.listen(tlsCfg); err != nil {
 		return err
 	}
+	if err := n.startCluster(ctx); err != nil {
+		n.ln.Close()
+		return err
+	}
+	n.surface.replication = n.cluster.replicationPeers
 	n.goFunc(func() {
 		if err := n.srv.Serve(n.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.fail(fmt.Errorf("http server: %w", err))
@@ -183,9 +190,17 @@ func (n *Node) newSurface(host string, port int, scheme string) *surface {
 		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall,
 		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port), stats: newRequestStats(),
 		sse:    &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
-		roster: n.roster, drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
+		roster: n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
 		started: n.wall.Now(),
 	}
+}
+
+// rosterFunc is the installed roster source, or the live one.
+func (n *Node) rosterFunc() RosterFunc {
+	if n.roster != nil {
+		return n.roster
+	}
+	return n.liveRoster
 }
 
 // urlHost is the host clients dial for a bind host: a wildcard bind is
@@ -244,6 +259,10 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		errs = append(errs, err, n.srv.Close())
 	} else {
 		n.log.Info("shutdown: in-flight requests finished")
+	}
+	if n.cluster != nil {
+		n.cluster.stop(n)
+		n.log.Info("shutdown: left the mesh; replication stopped")
 	}
 	n.cancelRun()
 	n.wg.Wait()

@@ -31,6 +31,8 @@ type Roster struct {
 	// InProcess is true when this process runs the replication that
 	// produced the estate (always, once the replicator is wired in).
 	InProcess bool
+	// Lsnode is lsnode's extension (key "lsnode"); nil leaves it out.
+	Lsnode *Estate
 }
 
 // PeerState is one configured peer and the outcome of its last round,
@@ -138,7 +140,7 @@ func (s *surface) PeersPayload(ctx context.Context) pyjson.Object {
 		}
 	}
 	sort.Strings(unnamed)
-	return pyjson.Object{
+	out := pyjson.Object{
 		{Key: "self", Value: pyjson.Object{
 			{Key: "replica_id", Value: s.store.ReplicaID()},
 			{Key: "name", Value: s.name},
@@ -155,4 +157,8 @@ func (s *surface) PeersPayload(ctx context.Context) pyjson.Object {
 			{Key: "writer_alive", Value: r.InProcess},
 		}},
 	}
+	if r.Lsnode != nil {
+		out = append(out, pyjson.Member{Key: "lsnode", Value: r.Lsnode.payload()})
+	}
+	return out
 }

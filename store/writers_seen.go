@@ -88,3 +88,24 @@ func (s *Store) sharedName(agent string) []string {
 	}
 	return out
 }
+
+// ActiveAgents counts the agent names that wrote (through any replica)
+// within the last ten minutes, the shared-name window.
+func (s *Store) ActiveAgents() int {
+	since := s.wall.Now().Add(-sharedNameWindow).UnixMilli()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for agent := range s.mu.writers {
+		s.mu.writers.othersSince(agent, "", since) // prunes old entries
+		if len(s.mu.writers[agent]) > 0 {
+			n++
+		} else {
+			delete(s.mu.writers, agent)
+		}
+	}
+	return n
+}
+
+// ActiveAgentsWindow is the window ActiveAgents counts over.
+const ActiveAgentsWindow = sharedNameWindow

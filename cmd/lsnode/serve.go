@@ -8,14 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lsnode/lsnode/node"
 )
-
-// Flag names reserved for replication and membership (added with them):
-// --grpc, --peer, --gossip, --join, --name, --cluster-id.
 
 // serveFlags are the flags of `lsnode serve`; each falls back to its
 // LSNODE_* variable, then to the Python hub's variable where it has one.
@@ -24,6 +20,7 @@ type serveFlags struct {
 	readOnly, syncFull, allowInsecure                                *bool
 	sseMaxClients                                                    *int
 	shutdownTimeout                                                  *time.Duration
+	cluster                                                          *clusterFlags
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -44,6 +41,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
+		cluster:         addClusterFlags(fs),
 	}
 }
 
@@ -72,11 +70,8 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
 	cfg.TLSCertFile, cfg.TLSKeyFile = *f.tlsCert, *f.tlsKey
 	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
-	for _, h := range strings.Split(*f.extraHosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			cfg.ExtraAllowedHosts = append(cfg.ExtraAllowedHosts, h)
-		}
-	}
+	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
+	f.cluster.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
 	return cfg, nil
 }

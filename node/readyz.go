@@ -1,0 +1,133 @@
+package node
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/lsnode/lsnode/store/pyjson"
+)
+
+// ReadyThresholds are the limits past which /readyz answers 503. A
+// negative limit is not checked. Each can be overridden per request by
+// the query parameter of the same name (max_lag_ops, max_quarantined,
+// min_alive_peers).
+type ReadyThresholds struct {
+	// MaxLagOps is the most ops any replication peer may hold that this
+	// node lacks (from version vectors). Default -1 (not checked): a node
+	// catching up still serves what it has.
+	MaxLagOps int64
+	// MaxQuarantined is the most remote items this node may have
+	// refused. Default -1 (not checked).
+	MaxQuarantined int64
+	// MinAlivePeers is how many replication peers must be connected.
+	// Default 0.
+	MinAlivePeers int64
+}
+
+// DefaultReadyThresholds checks nothing a single node cannot meet.
+func DefaultReadyThresholds() ReadyThresholds {
+	return ReadyThresholds{MaxLagOps: -1, MaxQuarantined: -1, MinAlivePeers: 0}
+}
+
+// readyCheck is one threshold and what was measured.
+type readyCheck struct {
+	name      string
+	value     int64
+	threshold int64
+	atMost    bool // value must be <= threshold (else >=)
+}
+
+func (c readyCheck) ok() bool {
+	if c.threshold < 0 {
+		return true
+	}
+	if c.atMost {
+		return c.value <= c.threshold
+	}
+	return c.value >= c.threshold
+}
+
+// handleReadyz answers 200 when every threshold holds and 503 otherwise,
+// with a JSON body naming each check and the ones that failed.
+func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	th, err := readyThresholds(s.cfg.Readiness, r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	checks, err := s.readyChecks(r.Context(), th)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	ready := true
+	failed := []any{}
+	list := make([]any, 0, len(checks))
+	for _, c := range checks {
+		if !c.ok() {
+			ready = false
+			failed = append(failed, c.name)
+		}
+		list = append(list, pyjson.Object{
+			{Key: "name", Value: c.name}, {Key: "value", Value: c.value},
+			{Key: "threshold", Value: c.threshold}, {Key: "ok", Value: c.ok()},
+		})
+	}
+	s.metrics.ready.Set(boolGauge(ready))
+	code := http.StatusOK
+	if !ready {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, pyjson.Object{{Key: "ready", Value: ready}, {Key: "failed", Value: failed}, {Key: "checks", Value: list}})
+}
+
+func (s *surface) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyCheck, error) {
+	st, err := s.store.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lag, alive int64
+	var peers []readyPeer
+	if s.replication != nil {
+		peers = s.replication()
+	}
+	for _, p := range peers {
+		lag = max(lag, p.LagOps)
+		if p.Connected {
+			alive++
+		}
+	}
+	return []readyCheck{
+		{name: "max_lag_ops", value: lag, threshold: th.MaxLagOps, atMost: true},
+		{name: "max_quarantined", value: st.Quarantined, threshold: th.MaxQuarantined, atMost: true},
+		{name: "min_alive_peers", value: alive, threshold: th.MinAlivePeers},
+	}, nil
+}
+
+// readyThresholds applies the query's overrides to the defaults.
+func readyThresholds(def ReadyThresholds, r *http.Request) (ReadyThresholds, error) {
+	th := def
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"max_lag_ops", &th.MaxLagOps}, {"max_quarantined", &th.MaxQuarantined}, {"min_alive_peers", &th.MinAlivePeers}} {
+		v := r.URL.Query().Get(p.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return th, invalid(p.name + " must be an integer")
+		}
+		*p.dst = n
+	}
+	return th, nil
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
