@@ -98,8 +98,11 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain,
 		logger: logger.With("component", "mcp"), metrics: newMCPMetrics(opts.Metrics),
 	}
+	// The SDK logs every stateless request's session start and end at
+	// INFO; only its warnings and errors reach the node's log.
+	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
 	server := mcp.NewServer(&mcp.Implementation{Name: "mempalace", Version: opts.Version}, &mcp.ServerOptions{
-		Logger:                    logger,
+		Logger:                    sdkLogger,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		SupportedProtocolVersions: protocolVersions,
 	})
@@ -114,7 +117,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		Logger:              logger,
+		Logger:              sdkLogger,
 		MaxRequestBodyBytes: opts.MaxRequestBytes,
 		// The node's Host pin (with its configured extra hosts) is the
 		// policy; the SDK's own loopback check would refuse a proxy's Host.
@@ -136,4 +139,22 @@ func hideWriters(specs map[string]*toolSpec) mcp.Middleware {
 			return res, err
 		}
 	}
+}
+
+// minLevel passes on only records at or above min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }
