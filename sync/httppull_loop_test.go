@@ -1,0 +1,116 @@
+package lssync_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/fakehub"
+)
+
+// manualTicker is a Ticker fired by the test.
+type manualTicker struct {
+	c       chan time.Time
+	stopped atomic.Bool
+}
+
+func (m *manualTicker) C() <-chan time.Time { return m.c }
+func (m *manualTicker) Stop()               { m.stopped.Store(true) }
+
+// TestHTTPPuller_Loop: Start runs a round at once and then one per tick
+// of the injected ticker, re-reading peers.json each time; Stop ends the
+// loop (and stops its ticker) and the puller refuses to start again.
+func TestHTTPPuller_Loop(t *testing.T) {
+	a := startHub(t, fakehub.Config{Seed: 31})
+	b := startHub(t, fakehub.Config{Seed: 32})
+	a.note(t, "a1")
+	b.note(t, "b1")
+	ticker := &manualTicker{c: make(chan time.Time)}
+	var gotInterval time.Duration
+	rounds := make(chan []lssync.PeerResult, 8)
+	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+		c.Interval = 15 * time.Second
+		c.NewTicker = func(d time.Duration) lssync.Ticker { gotInterval = d; return ticker }
+		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+	})
+	e.setPeers(peerEntry{Name: "a", URL: a.srv.URL})
+	next := func(what string) []lssync.PeerResult {
+		t.Helper()
+		select {
+		case r := <-rounds:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no round: %s", what)
+			return nil
+		}
+	}
+	if err := e.p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.Start(context.Background()); !errors.Is(err, lssync.ErrPullerStarted) {
+		t.Fatalf("second Start: %v", err)
+	}
+	if r := next("at start"); len(r) != 1 || r[0].PulledEvents != 1 {
+		t.Fatalf("first round %+v", r)
+	}
+	if gotInterval != 15*time.Second {
+		t.Fatalf("ticker interval %s", gotInterval)
+	}
+	select {
+	case r := <-rounds:
+		t.Fatalf("a round ran without a tick: %+v", r)
+	default:
+	}
+	a.note(t, "a2")
+	e.setPeers(peerEntry{Name: "a", URL: a.srv.URL}, peerEntry{Name: "b", URL: b.srv.URL})
+	ticker.c <- time.Time{}
+	r := next("after a tick")
+	if len(r) != 2 || r[0].PulledEvents != 1 || r[1].PulledEvents != 1 {
+		t.Fatalf("second round %+v", r)
+	}
+	e.p.Stop()
+	if !ticker.stopped.Load() {
+		t.Fatal("ticker not stopped")
+	}
+	if err := e.p.Start(context.Background()); !errors.Is(err, lssync.ErrStopped) {
+		t.Fatalf("Start after Stop: %v", err)
+	}
+	if got := e.p.SyncOnce(context.Background()); got != nil {
+		t.Fatalf("SyncOnce after Stop ran: %+v", got)
+	}
+}
+
+// TestHTTPPuller_StopCancelsRound: Stop during a round against a peer
+// that never answers returns promptly and records nothing for the peer.
+func TestHTTPPuller_StopCancelsRound(t *testing.T) {
+	bad := badPeers(t)
+	rounds := make(chan []lssync.PeerResult, 1)
+	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+		c.Interval = time.Hour
+		c.Timeout = time.Hour
+		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+	})
+	e.setPeers(bad[3]) // "slow": accepts and never answers
+	if err := e.p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the round to begin", func() bool { return len(e.p.Status()) == 1 })
+	done := make(chan struct{})
+	go func() { e.p.Stop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not cancel the round")
+	}
+	if st := e.p.Status()[0]; st.Synced {
+		t.Fatalf("a cancelled round was recorded: %+v", st)
+	}
+	select {
+	case r := <-rounds:
+		t.Fatalf("AfterRound called for a cancelled round: %+v", r)
+	default:
+	}
+}
