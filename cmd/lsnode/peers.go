@@ -183,9 +183,12 @@ func renderPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		if r.Self {
 			name += " (self)"
 		}
+		lag, lagS, offset := lagOps(r.LagOps), lagSeconds(r.LagSeconds), clockOffset(r.ClockOffsetMS)
+		if r.Self { // this node: no lag or offset to itself, whatever the node sends
+			lag, lagS, offset = "-", "-", "-"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(r.ReplicaID), dash(r.GossipAddr),
-			dash(r.GRPCAddr), r.State, lagOps(r.LagOps), lagSeconds(r.LagSeconds), lastSync(r, now),
-			clockOffset(r.ClockOffsetMS), dash(r.Version))
+			dash(r.GRPCAddr), r.State, lag, lagS, lastSync(r, now), offset, dash(r.Version))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

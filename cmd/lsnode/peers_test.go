@@ -55,7 +55,8 @@ func goldenPeers() peersReply {
 	r.Self.ReplicaID, r.Self.Name = "rep_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "node-a"
 	r.Lsnode = &lsnodeEstate{AgentsActive: i64(7), AgentsWindowS: f64(600), Members: []peerRow{
 		{Name: "node-a", ReplicaID: "rep_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", GossipAddr: "10.0.0.1:7946",
-			GRPCAddr: "10.0.0.1:7000", HTTPAddr: "10.0.0.1:8765", State: "alive", Self: true, Version: "0.1.0"},
+			GRPCAddr: "10.0.0.1:7000", HTTPAddr: "10.0.0.1:8765", State: "alive", Self: true, Version: "0.1.0",
+			LagOps: i64(0), ClockOffsetMS: f64(0)}, // as the node sends them for itself
 		{Name: "node-b", ReplicaID: "rep_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", GossipAddr: "10.0.0.2:7946",
 			GRPCAddr: "10.0.0.2:7000", HTTPAddr: "10.0.0.2:8765", State: "alive", LagOps: i64(0),
 			LagSeconds: f64(0), LastSync: stamp(1500 * time.Millisecond), ClockOffsetMS: f64(1.25), Version: "0.1.0"},
