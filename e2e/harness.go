@@ -48,6 +48,13 @@ type nodeOptions struct {
 	Token   string   // bearer token, passed by file; "" means none
 	Args    []string // extra serve flags
 	Env     []string // extra environment, KEY=VALUE
+
+	// Netns runs the node inside that network namespace (`ip netns exec`,
+	// see netns.go); Host is the address its HTTP listener binds and the
+	// test reaches it at, "" meaning 127.0.0.1. A node in a namespace
+	// needs Host set to its address there (testNet.Addr).
+	Netns string
+	Host  string
 }
 
 // lsnodeProc is one running `lsnode serve` on 127.0.0.1.
@@ -94,11 +101,21 @@ func (p *lsnodeProc) start() error {
 	if port == 0 {
 		port = freePort(p.t)
 	}
-	args := []string{"serve", "--data", p.opts.DataDir, "--http", "127.0.0.1:" + strconv.Itoa(port)}
+	host := p.opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	hostPort := net.JoinHostPort(host, strconv.Itoa(port))
+	args := []string{"serve", "--data", p.opts.DataDir, "--http", hostPort}
 	if p.opts.Token != "" {
 		args = append(args, "--token-file", writeToken(p.t, p.opts.Token))
 	}
 	cmd := exec.Command(lsnodeBin(p.t), append(args, p.opts.Args...)...)
+	if p.opts.Netns != "" {
+		// ip execs the binary after entering the namespace: same pid, so
+		// signals reach lsnode itself.
+		cmd = exec.Command("ip", append([]string{"netns", "exec", p.opts.Netns, cmd.Path}, cmd.Args[1:]...)...)
+	}
 	cmd.Env = append(cleanEnv(), p.opts.Env...)
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs // one log across restarts
 	if err := cmd.Start(); err != nil {
@@ -106,7 +123,7 @@ func (p *lsnodeProc) start() error {
 	}
 	done := make(chan struct{})
 	p.mu.Lock()
-	p.cmd, p.done, p.URL = cmd, done, "http://127.0.0.1:"+strconv.Itoa(port)
+	p.cmd, p.done, p.URL = cmd, done, "http://"+hostPort
 	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()

@@ -49,6 +49,8 @@ echo "tools: ready in $bin"
 deploy_need=()
 command -v promtool >/dev/null 2>&1 || deploy_need+=(prometheus)
 command -v systemd-analyze >/dev/null 2>&1 || deploy_need+=(systemd)
+# iproute2's ip: the e2e network-namespace tests (e2e/netns.go) skip without it.
+command -v ip >/dev/null 2>&1 || deploy_need+=(iproute2)
 if [ ${#deploy_need[@]} -eq 0 ]; then
 	echo "tools: $(promtool --version 2>&1 | head -n 1); $(systemd-analyze --version | head -n 1)"
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
