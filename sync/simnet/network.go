@@ -110,8 +110,14 @@ func New(cfg Config) *Network {
 // Now is the network's virtual time.
 func (n *Network) Now() time.Time { return n.now }
 
-// NodeNow is name's wall clock: virtual time plus its skew.
-func (n *Network) NodeNow(name string) time.Time { return n.now.Add(n.nodes[name].skew) }
+// NodeNow is name's wall clock: virtual time plus its skew (none for a
+// node not added yet, whose log may read the clock while it opens).
+func (n *Network) NodeNow(name string) time.Time {
+	if nd, ok := n.nodes[name]; ok {
+		return n.now.Add(nd.skew)
+	}
+	return n.now
+}
 
 // Rand is the network's seeded RNG, for scenarios to draw from.
 func (n *Network) Rand() *rand.Rand { return n.rng }
