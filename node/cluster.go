@@ -88,6 +88,9 @@ func (n *Node) startMembership(c *cluster) error {
 	mcfg := membership.DefaultConfig(n.cfg.ClusterID)
 	mcfg.BindAddr, mcfg.AdvertiseAddr, mcfg.Name = n.cfg.GossipAddr, n.cfg.GossipAdvertise, n.cfg.Name
 	mcfg.DataDir, mcfg.Logger, mcfg.Registerer = n.cfg.DataDir, n.log, n.reg
+	if n.cfg.RejoinInterval > 0 {
+		mcfg.RejoinInterval = n.cfg.RejoinInterval
+	}
 	if n.cfg.GossipKeyFile != "" {
 		keys, err := membership.LoadKeyringFile(n.cfg.GossipKeyFile)
 		if err != nil {

@@ -15,15 +15,16 @@ import (
 
 // Defaults of the Config fields (DefaultConfig).
 const (
-	DefaultDataDir         = "./lsnode-data"
-	DefaultHTTPAddr        = "127.0.0.1:8765"
-	DefaultSSEMaxClients   = 8
-	DefaultSSEHeartbeat    = 15 * time.Second
-	DefaultMaxRequestBytes = 16 << 20 // the Python hub's _HTTP_MAX_REQUEST_BYTES
-	DefaultMaxLongPoll     = 300 * time.Second
-	DefaultWriteTimeout    = 60 * time.Second
-	DefaultClusterID       = "lsnode"
-	DefaultMaxClockOffset  = 500 * time.Millisecond
+	DefaultDataDir          = "./lsnode-data"
+	DefaultHTTPAddr         = "127.0.0.1:8765"
+	DefaultSSEMaxClients    = 8
+	DefaultSSEHeartbeat     = 15 * time.Second
+	DefaultMaxRequestBytes  = 16 << 20 // the Python hub's _HTTP_MAX_REQUEST_BYTES
+	DefaultMaxLongPoll      = 300 * time.Second
+	DefaultWriteTimeout     = 60 * time.Second
+	DefaultClusterID        = "lsnode"
+	DefaultMaxClockOffset   = 500 * time.Millisecond
+	DefaultHTTPSyncInterval = 15 * time.Second
 )
 
 // Config configures one node. Start from DefaultConfig; New calls Validate.
@@ -108,6 +109,14 @@ type Config struct {
 	// GossipKeyFile holds the gossip encryption keys, one base64 key per
 	// line, the first the primary; "" gossips unencrypted.
 	GossipKeyFile string
+	// RejoinInterval is how often gossip joins again the known peers that
+	// are not alive (membership.Config.RejoinInterval); 0 means its
+	// default (30 s). Tests of partitions shorten it.
+	RejoinInterval time.Duration
+	// HTTPSyncInterval is the period of the pull from the HTTP peers of
+	// <data dir>/peers.json (Python hubs); one round also runs at start.
+	// 0 disables it. Default 15 s (the Python hub's).
+	HTTPSyncInterval time.Duration
 	// Readiness holds the default thresholds of /readyz.
 	Readiness ReadyThresholds
 
@@ -127,17 +136,18 @@ type Config struct {
 // DefaultConfig returns a working single-node configuration on loopback.
 func DefaultConfig() Config {
 	return Config{
-		DataDir:         DefaultDataDir,
-		HTTPAddr:        DefaultHTTPAddr,
-		SSEMaxClients:   DefaultSSEMaxClients,
-		SSEHeartbeat:    DefaultSSEHeartbeat,
-		MaxRequestBytes: DefaultMaxRequestBytes,
-		MaxLongPoll:     DefaultMaxLongPoll,
-		WriteTimeout:    DefaultWriteTimeout,
-		Version:         "dev",
-		ClusterID:       DefaultClusterID,
-		MaxClockOffset:  DefaultMaxClockOffset,
-		Readiness:       DefaultReadyThresholds(),
+		DataDir:          DefaultDataDir,
+		HTTPAddr:         DefaultHTTPAddr,
+		SSEMaxClients:    DefaultSSEMaxClients,
+		SSEHeartbeat:     DefaultSSEHeartbeat,
+		MaxRequestBytes:  DefaultMaxRequestBytes,
+		MaxLongPoll:      DefaultMaxLongPoll,
+		WriteTimeout:     DefaultWriteTimeout,
+		Version:          "dev",
+		ClusterID:        DefaultClusterID,
+		HTTPSyncInterval: DefaultHTTPSyncInterval,
+		MaxClockOffset:   DefaultMaxClockOffset,
+		Readiness:        DefaultReadyThresholds(),
 	}
 }
 
@@ -178,6 +188,8 @@ func (c Config) Validate() error {
 		return errors.New("config: WriteTimeout must be positive")
 	case c.ClusterID == "":
 		return errors.New("config: ClusterID is required")
+	case c.HTTPSyncInterval < 0:
+		return errors.New("config: HTTPSyncInterval must not be negative")
 	case c.MaxClockOffset <= 0:
 		return errors.New("config: MaxClockOffset must be positive")
 	case len(c.Peers) > 0 && c.GRPCAddr == "":
@@ -186,6 +198,8 @@ func (c Config) Validate() error {
 		return errors.New("--gossip needs --grpc: members found by gossip are replicated with over gRPC")
 	case len(c.Join) > 0 && c.GossipAddr == "":
 		return errors.New("--join needs --gossip")
+	case c.RejoinInterval < 0:
+		return errors.New("--rejoin-interval must not be negative")
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // logStore is what the HTTP surface reads from the log (*store.Store).
@@ -49,12 +50,13 @@ type Node struct {
 	roster RosterFunc
 
 	// Set by Start.
-	store   *store.Store
-	cluster *cluster // nil without replication
-	surface *surface
-	srv     *http.Server
-	ln      net.Listener
-	url     string
+	store    *store.Store
+	cluster  *cluster           // nil without replication
+	httpPull *lssync.HTTPPuller // nil when the HTTP pull is off
+	surface  *surface
+	srv      *http.Server
+	ln       net.Listener
+	url      string
 
 	// drain is cancelled when shutdown begins: streams and long polls
 	// end, in-flight requests finish.
@@ -127,6 +129,13 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.surface.replication = n.cluster.replicationPeers
+	if err := n.startHTTPPull(ctx); err != nil {
+		if n.cluster != nil {
+			n.cluster.stop(n)
+		}
+		n.ln.Close()
+		return err
+	}
 	n.goFunc(func() {
 		if err := n.srv.Serve(n.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.fail(fmt.Errorf("http server: %w", err))
@@ -259,6 +268,9 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		errs = append(errs, err, n.srv.Close())
 	} else {
 		n.log.Info("shutdown: in-flight requests finished")
+	}
+	if n.httpPull != nil {
+		n.httpPull.Stop()
 	}
 	if n.cluster != nil {
 		n.cluster.stop(n)

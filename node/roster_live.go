@@ -72,7 +72,12 @@ func (n *Node) liveRoster(context.Context) Roster {
 	est := &Estate{AgentsActive: n.store.ActiveAgents(), AgentsWindow: store.ActiveAgentsWindow}
 	est.Members = append(est.Members, n.selfRow())
 	est.Members = append(est.Members, n.cluster.memberRows()...)
-	return Roster{InProcess: true, Lsnode: est}
+	peers, profiles := httpPeerStates(n.httpPull)
+	r := Roster{InProcess: true, Lsnode: est, Peers: peers, Profiles: profiles}
+	if n.httpPull != nil {
+		r.SyncInterval = n.httpPull.Interval()
+	}
+	return r
 }
 
 func (n *Node) selfRow() MemberRow {

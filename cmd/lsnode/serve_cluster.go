@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/node"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // clusterFlags are the replication, gossip and readiness flags of
@@ -13,8 +15,9 @@ import (
 type clusterFlags struct {
 	clusterID, grpcAddr, grpcAdvertise, gossip, advertise, join, name, keyFile *string
 	peers                                                                      stringList
-	maxClockOffset                                                             *time.Duration
+	maxClockOffset, testClockOffset, httpSyncInterval                          *time.Duration
 	readyMaxLagOps, readyMaxQuarantined, readyMinAlivePeers                    *int64
+	rejoinInterval                                                             *time.Duration
 }
 
 func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
@@ -30,10 +33,16 @@ func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
 		keyFile:       fs.String("gossip-key-file", envOr("", "LSNODE_GOSSIP_KEY_FILE"), "file of base64 AES gossip keys, one per line, first primary (env LSNODE_GOSSIP_KEY_FILE)"),
 		maxClockOffset: fs.Duration("max-clock-offset", envDuration(def.MaxClockOffset, "LSNODE_MAX_CLOCK_OFFSET"),
 			"peers further away are reported; remote stamps further ahead do not drag the clock (env LSNODE_MAX_CLOCK_OFFSET)"),
+		testClockOffset: fs.Duration("test-clock-offset", envDuration(0, "LSNODE_TEST_CLOCK_OFFSET"),
+			"FOR FAULT TESTS ONLY: shift this node's wall clock (and so its HLC stamps) by this much, e.g. 2s or -1s (env LSNODE_TEST_CLOCK_OFFSET)"),
+		httpSyncInterval: fs.Duration("http-sync-interval", envDuration(lssync.HTTPIntervalFromEnv(def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
+			"period of the pull from the HTTP peers in <data>/peers.json (Python hubs); 0 disables (env LSNODE_HTTP_SYNC_INTERVAL or MEMPALACE_SYNC_INTERVAL seconds)"),
 		readyMaxLagOps:      fs.Int64("ready-max-lag-ops", def.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
 		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
 		readyMinAlivePeers:  fs.Int64("ready-min-alive-peers", def.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
 	}
+	f.rejoinInterval = fs.Duration("rejoin-interval", envDuration(0, "LSNODE_REJOIN_INTERVAL"),
+		"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)")
 	for _, p := range splitList(envOr("", "LSNODE_PEERS")) {
 		f.peers = append(f.peers, p)
 	}
@@ -45,10 +54,25 @@ func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
 func (f *clusterFlags) apply(cfg *node.Config) {
 	cfg.ClusterID, cfg.GRPCAddr, cfg.GRPCAdvertise = *f.clusterID, *f.grpcAddr, *f.grpcAdvertise
 	cfg.GossipAddr, cfg.GossipAdvertise, cfg.Name, cfg.GossipKeyFile = *f.gossip, *f.advertise, *f.name, *f.keyFile
+	cfg.RejoinInterval = *f.rejoinInterval
 	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
+	cfg.HTTPSyncInterval = *f.httpSyncInterval
 	cfg.Readiness = node.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
+	if *f.testClockOffset != 0 {
+		cfg.Wall = offsetClock{wall: hlc.SystemClock{}, offset: *f.testClockOffset}
+	}
 }
+
+// offsetClock is a wall clock shifted by a fixed offset: the skewed host
+// that --test-clock-offset simulates in fault tests.
+type offsetClock struct {
+	wall   hlc.WallClock
+	offset time.Duration
+}
+
+// Now returns the wrapped clock's time plus the offset.
+func (c offsetClock) Now() time.Time { return c.wall.Now().Add(c.offset) }
 
 // splitList splits a comma-separated list, dropping blanks.
 func splitList(s string) []string {

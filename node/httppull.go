@@ -1,0 +1,67 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	lssync "github.com/lsnode/lsnode/sync"
+)
+
+// startHTTPPull pulls from the Python hubs (and any HTTP peers) listed in
+// <data dir>/peers.json: one round at start, then every HTTPSyncInterval.
+// It runs whether or not gRPC replication is on.
+func (n *Node) startHTTPPull(ctx context.Context) error {
+	if n.cfg.HTTPSyncInterval <= 0 {
+		return nil
+	}
+	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(n.cfg.DataDir, lssync.PeersFileName))
+	cfg.Interval = n.cfg.HTTPSyncInterval
+	cfg.Timeout = lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout)
+	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
+	p, err := lssync.NewHTTPPuller(cfg, n.store)
+	if err != nil {
+		return fmt.Errorf("http pull: %w", err)
+	}
+	if err := p.Start(ctx); err != nil {
+		return fmt.Errorf("http pull: %w", err)
+	}
+	n.httpPull = p
+	return nil
+}
+
+// httpPeerStates renders the HTTP peers' estate in the Python shape, and
+// the profiles they relayed.
+func httpPeerStates(p *lssync.HTTPPuller) ([]PeerState, map[string]any) {
+	if p == nil {
+		return nil, nil
+	}
+	var peers []PeerState
+	profiles := map[string]any{}
+	for _, s := range p.Status() {
+		ps := PeerState{
+			Name: s.Name, URL: s.URL, Synced: s.Synced, ReplicaID: s.ReplicaID, Reachable: s.Reachable,
+			LastError: s.LastError, LastErrorAt: pyTime(s.LastErrorAt), LastSuccessAt: pyTime(s.LastSuccessAt),
+			LastPulledEvents: s.LastPulledEvents, LastPulledArtifacts: s.LastPulledArtifacts,
+			RemoteVersionVector: s.RemoteVersionVector,
+		}
+		if len(s.Profile) > 0 {
+			ps.Profile = json.RawMessage(s.Profile)
+		}
+		for id, prof := range s.Profiles {
+			profiles[id] = json.RawMessage(prof)
+		}
+		peers = append(peers, ps)
+	}
+	return peers, profiles
+}
+
+// pyTime renders a time as the Python hub's UTC stamp, "" for zero.
+func pyTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(pyTimeLayout)
+}
