@@ -2,7 +2,6 @@ package node
 
 import (
 	"math"
-	"net/url"
 	"strings"
 
 	"github.com/lsnode/lsnode/store"
@@ -15,16 +14,51 @@ import (
 type query map[string]string
 
 func parseQuery(raw string) query {
-	vals, _ := url.ParseQuery(raw) // a malformed pair is skipped, as parse_qsl does
 	q := query{}
-	for k, vs := range vals {
-		for _, v := range vs {
-			if v != "" {
-				q[k] = v
-			}
+	for _, pair := range strings.Split(raw, "&") { // Python 3.10+ splits on & only
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok {
+			continue // a blank pair, dropped
+		}
+		if v = unquotePlus(v); v != "" {
+			q[unquotePlus(k)] = v
 		}
 	}
 	return q
+}
+
+// unquotePlus decodes like Python's urllib.parse.unquote_plus: '+' is a
+// space, valid %XX escapes are decoded, invalid ones are kept as they
+// are, and bytes that are not UTF-8 become U+FFFD.
+func unquotePlus(s string) string {
+	s = strings.ReplaceAll(s, "+", " ")
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // streamFilter reads the filters of /logstream/stream and
