@@ -47,12 +47,6 @@ func commands() []command {
 	}
 }
 
-// errNotAvailable is what a subcommand that this build lacks returns.
-var errNotAvailable = errors.New("not available in this build yet")
-
-// notYet stands in the table for a subcommand that this build lacks.
-func notYet(context.Context, []string, io.Writer, io.Writer) error { return errNotAvailable }
-
 // run dispatches args to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
