@@ -89,8 +89,8 @@ docker: build ## build the image lsnode:dev from deploy/Dockerfile
 	@[ -f deploy/Dockerfile ] || { echo "docker: deploy/Dockerfile does not exist yet"; exit 1; }
 	docker build -f deploy/Dockerfile -t lsnode:dev .
 
-soak: build ## long-running e2e soak test for DURATION (default 10m)
-	DURATION=$(DURATION) LSNODE_BIN=$(LSNODE) go test -v -count=1 -tags e2e -run Soak -timeout 0 ./e2e/
+soak: build ## fault soak (e2e TestFaultSoak) for DURATION (default 10m); LSNODE_FAULT_SEED=n replays
+	LSNODE_SOAK_DURATION=$(DURATION) LSNODE_BIN=$(LSNODE) go test -v -count=1 -tags e2e -run Soak -timeout 0 ./e2e/
 
 clean: ## remove build, test and bench output (not lsnode-data/)
 	rm -rf $(BIN) $(BENCH_OUT) coverage.out coverage.html
