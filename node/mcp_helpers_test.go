@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -180,13 +179,4 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// jsonString quotes s as a JSON string.
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // strings always encode
-	return strings.TrimSpace(b.String())
 }

@@ -88,9 +88,6 @@ func nullable(s string) any {
 	return s
 }
 
-// emptyRoster is the roster of a node without replication.
-func emptyRoster(context.Context) Roster { return Roster{} }
-
 // selfProfile is this node's honest self-description for peers: it holds
 // a full replica of the log, serves agents when it has authored events,
 // and has no accelerator or drawers (lsnode has no vector store).

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lsnode/lsnode/hlc"
 )
@@ -221,18 +220,6 @@ func wantErrText(t testing.TB, err error, kind error, text string) {
 	}
 	if err.Error() != text {
 		t.Errorf("err text\n got %q\nwant %q", err.Error(), text)
-	}
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", within, what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
