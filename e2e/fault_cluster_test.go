@@ -106,7 +106,7 @@ func (f *faultFindings) all() []string {
 func newFaultCluster(t *testing.T, cfg faultClusterConfig) *faultCluster {
 	t.Helper()
 	c := &faultCluster{t: t, cfg: cfg, base: t.TempDir(), bin: lsnodeBin(t), diskNode: -1,
-		token: fmt.Sprintf("fault-token-%d", cfg.Seed),
+		token:     fmt.Sprintf("fault-token-%d", cfg.Seed),
 		skipKinds: map[faultKind]string{}, findings: &faultFindings{}}
 	if os.Geteuid() == 0 {
 		if _, err := exec.LookPath("ip"); err == nil {
