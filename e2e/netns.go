@@ -67,6 +67,10 @@ type testNet struct {
 	bridge []string // per host: "bra", "brb" or "" (isolated)
 }
 
+// Subnets in use (10.213.X.0/24), one per test so that tests and
+// concurrent runs of different tests never share one: 201-202 netns_test,
+// 211-212 fault tests, 220 membership partition. Add yours here.
+
 // newTestNet creates n hosts (namespaces lsn-<tag>-0 .. n-1) with
 // addresses 10.213.<subnet>.1 .. n in one /24, all on bridge a. The test
 // picks subnet (1..250) so that concurrent tests use distinct ones; a
