@@ -37,7 +37,7 @@ BENCH_OUT ?= bench.txt
 # make soak DURATION=30m
 DURATION ?= 10m
 
-.PHONY: help build run test test-race bench fuzz-smoke proto verify-proto tools \
+.PHONY: cluster help build run test test-race bench fuzz-smoke proto verify-proto tools \
 	lint e2e docker soak clean
 
 help: ## list the targets
@@ -49,6 +49,9 @@ build: ## build a static bin/lsnode (VERSION=x overrides the version)
 
 run: build ## build, then run one node with the default data dir (ARGS=... adds flags)
 	$(LSNODE) serve $(ARGS)
+
+cluster: build ## a 3-node mesh on loopback (HTTP 8765-8767) until Ctrl-C; data in ./lsnode-cluster
+	scripts/local-cluster.sh $(LSNODE)
 
 test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, fuzz-smoke, e2e
 	@rm -f $(TEST_COUNTS)
