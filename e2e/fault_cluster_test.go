@@ -15,6 +15,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Ports of a node inside its own namespace (each host has its own address).
@@ -317,30 +320,51 @@ func (c *faultCluster) mountTmpfs() error {
 	return nil
 }
 
-// fillDisk writes a filler file until the tmpfs is full.
+// fillDisk allocates a filler file over the tmpfs's free space (one
+// fallocate, so a large tmpfs fills at once), then writes until ENOSPC.
 func (c *faultCluster) fillDisk() (int64, error) {
 	f, err := os.OpenFile(filepath.Join(c.tmpfsDir, "filler"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	var total int64
+	var st unix.Statfs_t
+	if err := unix.Statfs(c.tmpfsDir, &st); err != nil {
+		return 0, err
+	}
+	// Allocate all but 16 MiB of the free space at once (the node writes
+	// meanwhile; a failed fallocate of gigabytes costs seconds); on ENOSPC
+	// ask for less, then write out the rest.
+	var off int64
+	for chunk := int64(st.Bavail)*st.Bsize - 16<<20; chunk >= 1<<20; {
+		err := unix.Fallocate(int(f.Fd()), 0, off, chunk)
+		switch {
+		case err == nil:
+			off += chunk
+		case errors.Is(err, unix.ENOSPC):
+			chunk /= 2
+		default:
+			return 0, fmt.Errorf("fallocate %d bytes: %w", chunk, err)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 64<<10)
 	for {
-		n, err := f.Write(buf)
-		total += int64(n)
-		if err != nil {
-			if strings.Contains(err.Error(), "no space left") {
-				// Fill the last partial page too.
-				for {
-					if n, err := f.Write(buf[:512]); err != nil || n == 0 {
-						break
-					}
-					total += 512
-				}
-				return total, nil
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, unix.ENOSPC) && len(buf) > 512 {
+				buf = buf[:len(buf)/8] // the last pages: smaller writes
+				continue
 			}
-			return total, err
+			if errors.Is(err, unix.ENOSPC) {
+				fi, serr := f.Stat()
+				if serr != nil {
+					return 0, serr
+				}
+				return fi.Size(), nil
+			}
+			return 0, err
 		}
 	}
 }

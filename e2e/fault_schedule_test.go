@@ -107,42 +107,50 @@ func faultScheduleText(seed int64, steps []faultStep) string {
 // faultRun is what running the schedule did.
 type faultRun struct {
 	ByKind   map[faultKind]int
+	Ran      int // steps started (the phase ends at its time even if steps remain)
 	LastHeal time.Time
 	Notes    []string // measurements taken during faults (offsets seen, disk filled)
 }
 
 // runSchedule injects each step in turn and heals it, on the test's
-// goroutine; the load runs meanwhile. A fault that cannot be injected is
+// goroutine, until the steps or total run out; the load runs meanwhile. A fault that cannot be injected is
 // a finding, not a crash of the test.
-func (c *faultCluster) runSchedule(steps []faultStep, stop <-chan struct{}) faultRun {
+func (c *faultCluster) runSchedule(steps []faultStep, total time.Duration) faultRun {
 	run := faultRun{ByKind: map[faultKind]int{}}
 	start := time.Now()
 	for i, s := range steps {
-		select {
-		case <-stop:
-			return run
-		default:
+		if time.Since(start) >= total {
+			c.t.Logf("fault phase of %v over: %d of %d planned faults ran", total, i, len(steps))
+			break
 		}
+		run.Ran++
 		if wait := time.Until(start.Add(s.At)); wait > 0 {
 			time.Sleep(wait)
 		}
 		c.reviveCrashed()
 		c.t.Logf("fault %d/%d at t+%v: %s", i+1, len(steps), time.Since(start).Round(time.Millisecond), s)
 		n := c.nodes[s.Target]
+		t0 := time.Now()
 		heal, note, err := c.inject(s, n)
 		if err != nil {
 			c.findings.add("fault %d (%s): inject: %v", i+1, s, err)
 			continue
 		}
+		injected := time.Since(t0)
 		run.ByKind[s.Kind]++
 		time.Sleep(s.Hold)
 		if hn := c.observe(s, n); hn != "" {
 			note = strings.TrimPrefix(note+"; "+hn, "; ")
 		}
+		t1 := time.Now()
 		if err := heal(); err != nil {
 			c.findings.add("fault %d (%s): heal: %v", i+1, s, err)
 		}
 		run.LastHeal = time.Now()
+		if injected > 5*time.Second || run.LastHeal.Sub(t1) > 5*time.Second {
+			c.t.Logf("fault %d: injecting took %v, healing %v", i+1, injected.Round(time.Millisecond),
+				run.LastHeal.Sub(t1).Round(time.Millisecond))
+		}
 		if note != "" {
 			run.Notes = append(run.Notes, fmt.Sprintf("fault %d %s f%d: %s", i+1, s.Kind, s.Target, note))
 		}

@@ -95,7 +95,7 @@ func runFaultScenario(t *testing.T, sc faultScenario) {
 	loadStart := time.Now()
 	g.start(ctx, sc.CLIClients)
 
-	run := c.runSchedule(steps, nil)
+	run := c.runSchedule(steps, sc.Faults)
 	c.release()
 	cancel()
 	loadStop := time.Now()
