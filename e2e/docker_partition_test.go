@@ -96,6 +96,7 @@ func (w *dpWriter) next(node int) (*appendRecord, map[string]any) {
 	}
 	if w.n%3 == 0 && task != nil {
 		rec.FromAgent, rec.ToAgent, rec.AckOf = "agent-0", task.FromAgent, task.ID
+		rec.AckCorr, rec.AckNode = "corr-"+task.Token, task.Node
 		args["type"], args["status"], args["correlation_id"] = "task.result", "applied", "corr-"+task.Token
 	} else {
 		rec.FromAgent, rec.ToAgent = "dp-writer", "agent-0"

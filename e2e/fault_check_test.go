@@ -352,6 +352,7 @@ func checkCluster(targets []checkTarget, records []*appendRecord) *checkReport {
 	checkSame(r, states)
 	checkRecords(r, states, records)
 	checkOwed(r, states)
+	checkAcksClose(r, states, records)
 	checkHealth(r, states)
 	r.Origins = len(origins)
 	return r
@@ -543,6 +544,7 @@ func checkOwed(r *checkReport, states []*nodeState) {
 			if len(ids) == 500 {
 				r.fail("%s: owed %s in %s hit the 500 limit; the comparison is partial", s.t.Name, k[0], k[1])
 			}
+			s.owed[k[0]+"\x00"+k[1]] = ids
 			if i == 0 {
 				ref = ids
 			} else if !slices.Equal(ref, ids) {
@@ -649,5 +651,33 @@ func cliRunner(bin, url, token string) func(args ...string) (string, error) {
 			return out.String() + errb.String(), err
 		}
 		return out.String(), nil
+	}
+}
+
+// checkAcksClose checks owed-ness against what must hold whatever the
+// nodes agree on: a request stays owed by its addressee only until an ack
+// that saw it. An ack naming it (ack_of) always saw it; an ack joining it
+// by correlation id saw it when written on the node that had acknowledged
+// the request before (a client acks only acknowledged requests). Such a
+// request must be owed on no node.
+func checkAcksClose(r *checkReport, states []*nodeState, records []*appendRecord) {
+	for _, rec := range records {
+		if rec.AckOf == "" || rec.Outcome != outAcked || (rec.AckCorr != "" && rec.AckNode != rec.Node) {
+			continue
+		}
+		e, ok := states[0].byID[rec.AckOf]
+		if !ok || e.ToAgent == nil {
+			continue // reported as lost already
+		}
+		for _, s := range states {
+			if slices.Contains(s.owed[*e.ToAgent+"\x00"+e.Stream], e.ID) {
+				how := "ack_of"
+				if rec.AckCorr != "" {
+					how = "correlation id, written on the node that acknowledged it"
+				}
+				r.fail("%s: %s is still owed by %s although %s acked it (%s as %s)", s.t.Name, e.ID, *e.ToAgent, rec.ID, how, rec.Token)
+				break
+			}
+		}
 	}
 }

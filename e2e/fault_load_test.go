@@ -69,6 +69,7 @@ type appendRecord struct {
 	IdemKey   string
 	AckOf     string // id of the event this one acks ("" for a request)
 	AckCorr   string // correlation id it joins instead of naming ack_of
+	AckNode   int    // node the acked request was acknowledged by
 	Attempts  int
 	Outcome   outcome
 	ID        string // the acknowledged event
@@ -166,7 +167,7 @@ func (g *loadGen) next(rng *rand.Rand, id int, kind clientKind, node, n int) *ap
 	agent := "agent-" + strconv.Itoa(rng.IntN(loadAgents))
 	if rng.IntN(3) == 0 {
 		if e := g.takeAckable(rng, agent); e != nil {
-			rec.FromAgent, rec.AckOf = agent, e.ID
+			rec.FromAgent, rec.AckOf, rec.AckNode = agent, e.ID, e.Node
 			if rng.IntN(2) == 0 { // join by correlation id alone: owed-ness then needs the causal context
 				rec.AckCorr = "corr-" + e.Token
 			}

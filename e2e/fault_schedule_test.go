@@ -113,13 +113,14 @@ type faultRun struct {
 }
 
 // runSchedule injects each step in turn and heals it, on the test's
-// goroutine, until the steps or total run out; the load runs meanwhile. A fault that cannot be injected is
+// goroutine, until the steps or total run out (but not before each kind
+// ran once); the load runs meanwhile. A fault that cannot be injected is
 // a finding, not a crash of the test.
 func (c *faultCluster) runSchedule(steps []faultStep, total time.Duration) faultRun {
 	run := faultRun{ByKind: map[faultKind]int{}}
 	start := time.Now()
 	for i, s := range steps {
-		if time.Since(start) >= total {
+		if time.Since(start) >= total && everyKindRan(steps, i) {
 			c.t.Logf("fault phase of %v over: %d of %d planned faults ran", total, i, len(steps))
 			break
 		}
@@ -158,6 +159,21 @@ func (c *faultCluster) runSchedule(steps []faultStep, total time.Duration) fault
 	}
 	c.reviveCrashed()
 	return run
+}
+
+// everyKindRan reports whether steps[:i] hold every kind that steps do,
+// so that a short phase still injects each kind once.
+func everyKindRan(steps []faultStep, i int) bool {
+	ran := map[faultKind]bool{}
+	for _, s := range steps[:i] {
+		ran[s.Kind] = true
+	}
+	for _, s := range steps {
+		if !ran[s.Kind] {
+			return false
+		}
+	}
+	return true
 }
 
 // inject starts fault s on node n and returns how to heal it.

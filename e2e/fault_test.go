@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,11 +26,11 @@ type faultScenario struct {
 }
 
 // TestFaultBounded is the bounded fault run of `make test` (issue 8): three
-// nodes, about 75 s of seeded faults of every kind under concurrent load,
+// nodes, 60 s of seeded faults of every kind under concurrent load,
 // then the checker. LSNODE_FAULT_SEED replays a schedule.
 func TestFaultBounded(t *testing.T) {
 	runFaultScenario(t, faultScenario{
-		Name: "bounded", Nodes: 3, Subnet: 211, Faults: 75 * time.Second, Pace: 40 * time.Millisecond,
+		Name: "bounded", Nodes: 3, Subnet: 211, Faults: 60 * time.Second, Pace: 40 * time.Millisecond,
 		CLIClients: 1, TmpfsSize: "256m", ConvergeWithin: 90 * time.Second,
 	})
 }
@@ -162,8 +163,43 @@ func faultSummary(sc faultScenario, seed int64, run faultRun, rep *checkReport, 
 		fmt.Fprintf(&b, "  converged %.1f s after the last heal (%.1f s after the load stopped)\n",
 			converged.Sub(run.LastHeal).Seconds(), converged.Sub(loadStop).Seconds())
 	}
+	for _, line := range topReasons("refusals", records, func(r *appendRecord) []string { return r.Refusals }) {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	for _, line := range topReasons("unknowns", records, func(r *appendRecord) []string { return r.Unknowns }) {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
 	for _, n := range run.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String()
+}
+
+// topReasons counts the answers of the given kind by their first words
+// (ids and numbers vary) and renders the five most frequent.
+func topReasons(what string, records []*appendRecord, of func(*appendRecord) []string) []string {
+	count := map[string]int{}
+	for _, r := range records {
+		for _, d := range of(r) {
+			if len(d) > 90 {
+				d = d[:90]
+			}
+			count[d]++
+		}
+	}
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return count[keys[i]] > count[keys[j]] || count[keys[i]] == count[keys[j]] && keys[i] < keys[j]
+	})
+	var out []string
+	for i, k := range keys {
+		if i == 5 {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: %dx %q", what, count[k], k))
+	}
+	return out
 }
