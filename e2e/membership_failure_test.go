@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -161,12 +162,13 @@ func TestMembershipFailure_StopIsNeverDead(t *testing.T) {
 	lsnodeBin(t)
 	r := mfRand(t)
 	nodes := mfCluster(t, mfEnvInt("LSNODE_E2E_FD_NODES", 4))
-	suspected := 0
+	suspected, declared := 0, 0
 	for run := range mfRuns() {
 		victim := mfVictim(r, nodes)
 		victim.p.mu.Lock()
 		pid := victim.p.cmd.Process.Pid
 		victim.p.mu.Unlock()
+		marks := mfLogMarks(nodes)
 		start := time.Now()
 		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
@@ -185,14 +187,13 @@ func TestMembershipFailure_StopIsNeverDead(t *testing.T) {
 			timer.Stop()
 			thaw()
 		})
-		seenSuspect := false
-		for time.Since(start) < mfFreezeWatch {
+		seenSuspect, seenDead := false, ""
+		for time.Since(start) < mfFreezeWatch && seenDead == "" {
 			for _, s := range mfSurvivorStates(nodes, victim) {
 				switch s {
 				case "dead", "left":
-					thaw()
-					t.Fatalf("run %d: %s shown %s by a survivor %v after a %v SIGSTOP", run, victim.name, s,
-						time.Since(start).Round(time.Millisecond), mfFreezeFor)
+					seenDead = fmt.Sprintf("%s shown %s by a survivor %v after the SIGSTOP", victim.name, s,
+						time.Since(start).Round(time.Millisecond))
 				case "suspect":
 					seenSuspect = true
 				}
@@ -202,8 +203,38 @@ func TestMembershipFailure_StopIsNeverDead(t *testing.T) {
 		if seenSuspect {
 			suspected++
 		}
+		if seenDead != "" {
+			// Go on (the node refutes its death and is alive again), so
+			// that a long run counts how often this happens.
+			declared++
+			t.Errorf("run %d: %s; what gossip logged from the stop on:\n%s", run, seenDead, mfGossipLines(nodes, marks))
+		}
 		mfWaitAllAlive(t, nodes)
 	}
-	t.Logf("%d SIGSTOPs of %v (%d nodes, polled every %v for %v from the stop): never shown dead; shown suspect in %d",
-		mfRuns(), mfFreezeFor, len(nodes), mfPoll, mfFreezeWatch, suspected)
+	t.Logf("%d SIGSTOPs of %v (%d nodes, polled every %v for %v from the stop): shown dead in %d; shown suspect in %d",
+		mfRuns(), mfFreezeFor, len(nodes), mfPoll, mfFreezeWatch, declared, suspected)
+}
+
+// mfLogMarks notes how much each node has logged so far.
+func mfLogMarks(nodes []*mfNode) []int {
+	marks := make([]int, len(nodes))
+	for i, n := range nodes {
+		marks[i] = len(n.p.Logs())
+	}
+	return marks
+}
+
+// mfGossipLines is what each node's memberlist said about suspicion,
+// death and refutation since marks.
+func mfGossipLines(nodes []*mfNode, marks []int) string {
+	var b strings.Builder
+	for i, n := range nodes {
+		for _, l := range strings.Split(n.p.Logs()[marks[i]:], "\n") {
+			if strings.Contains(l, "component=memberlist") || strings.Contains(l, "peer down") ||
+				strings.Contains(l, "peer up") {
+				fmt.Fprintf(&b, "  %s: %s\n", n.name, l)
+			}
+		}
+	}
+	return b.String()
 }
