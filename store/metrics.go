@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"math"
 	"errors"
 	"time"
 
@@ -75,4 +77,26 @@ func (m *metrics) observeApply(r ApplyResult) {
 	m.applied.WithLabelValues("duplicate").Add(float64(r.Duplicates))
 	m.applied.WithLabelValues("deferred").Add(float64(r.Deferred))
 	m.applied.WithLabelValues("quarantined").Add(float64(r.Quarantined))
+}
+
+// registerSizeGauges exports the log's size, read at scrape time: events
+// held (the newest local seq; events are never deleted) and bytes on disk
+// (database plus WAL).
+func (s *Store) registerSizeGauges(reg prometheus.Registerer) {
+	if reg == nil {
+		return
+	}
+	f := promauto.With(reg)
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_store_events", Help: "Events held by this replica.",
+	}, func() float64 {
+		seq, err := s.LatestSeq(context.Background())
+		if err != nil {
+			return math.NaN()
+		}
+		return float64(seq)
+	})
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_store_disk_bytes", Help: "Size of the log database and its WAL on disk.",
+	}, func() float64 { return float64(s.diskBytes()) })
 }

@@ -18,12 +18,19 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("read stats: %w", err)
 	}
 	st.Origins = len(s.VersionVector())
+	st.DiskBytes = s.diskBytes()
+	return st, nil
+}
+
+// diskBytes is the size of the database and its WAL.
+func (s *Store) diskBytes() int64 {
+	var n int64
 	for _, name := range []string{DBFile, DBFile + "-wal"} {
 		if fi, err := os.Stat(filepath.Join(s.cfg.Dir, name)); err == nil {
-			st.DiskBytes += fi.Size()
+			n += fi.Size()
 		}
 	}
-	return st, nil
+	return n
 }
 
 // Quarantine lists the newest refused remote items.

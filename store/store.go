@@ -125,6 +125,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		s.readDB.Close()
 		return nil, err
 	}
+	s.registerSizeGauges(cfg.Metrics)
 	go s.runWriter()
 	return s, nil
 }
