@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
-	"math"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
