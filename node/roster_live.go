@@ -27,16 +27,21 @@ type MemberRow struct {
 	// Replication figures; Synced is false when there is no session.
 	Synced      bool
 	LagOps      int64
+	LagSeconds  float64
+	LagKnown    bool // LagSeconds is measured
 	LastSync    time.Time
 	ClockOffset time.Duration
 }
 
 func (m MemberRow) payload() pyjson.Object {
-	var lag, offset, lastSync any
+	var lag, lagSeconds, offset, lastSync any
 	if m.Self {
-		lag, offset = int64(0), 0.0
+		lag, lagSeconds, offset = int64(0), 0.0, 0.0
 	} else if m.Synced {
 		lag, offset = m.LagOps, float64(m.ClockOffset.Microseconds())/1000
+		if m.LagKnown {
+			lagSeconds = m.LagSeconds
+		}
 		if !m.LastSync.IsZero() {
 			lastSync = m.LastSync.UTC().Format(time.RFC3339)
 		}
@@ -45,7 +50,7 @@ func (m MemberRow) payload() pyjson.Object {
 		{Key: "name", Value: m.Name}, {Key: "replica_id", Value: m.ReplicaID},
 		{Key: "gossip_addr", Value: m.GossipAddr}, {Key: "grpc_addr", Value: m.GRPCAddr},
 		{Key: "http_addr", Value: m.HTTPAddr}, {Key: "state", Value: m.State}, {Key: "self", Value: m.Self},
-		{Key: "lag_ops", Value: lag}, {Key: "lag_seconds", Value: nil}, {Key: "last_sync", Value: lastSync},
+		{Key: "lag_ops", Value: lag}, {Key: "lag_seconds", Value: lagSeconds}, {Key: "last_sync", Value: lastSync},
 		{Key: "clock_offset_ms", Value: offset}, {Key: "version", Value: m.Version},
 	}
 	if m.Reason != "" {
@@ -145,6 +150,7 @@ func (c *cluster) memberRows() []MemberRow {
 func (m *MemberRow) withSession(p lssync.PeerStatus) {
 	m.Synced = p.ReplicaID != ""
 	m.LagOps, m.LastSync, m.ClockOffset = p.LagOps, p.LastSync, p.ClockOffset
+	m.LagSeconds, m.LagKnown = p.LagSeconds, p.LagKnown
 }
 
 // sessionState maps a replication session state to the roster's states

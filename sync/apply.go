@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lsnode/lsnode/hlc"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 )
 
@@ -24,6 +25,9 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 		}
 		l.m.applied(batchPath(b), res)
 		applied = res.Applied
+		if applied > 0 {
+			l.behindMS = oldestStampMS(b.GetOps())
+		}
 		if res.Deferred > 0 {
 			l.needRound = true
 		}
@@ -32,6 +36,19 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 		return nil, nil
 	}
 	return l.pullProgress(b, applied, now), nil
+}
+
+// oldestStampMS is the smallest HLC wall time among ops (0 if none
+// parses).
+func oldestStampMS(ops []*pb.Op) int64 {
+	var oldest int64
+	for _, op := range ops {
+		ts, err := hlc.Parse(op.GetHlc())
+		if err == nil && (oldest == 0 || ts.WallMS < oldest) {
+			oldest = ts.WallMS
+		}
+	}
+	return oldest
 }
 
 func batchPath(b *pb.Batch) string {

@@ -35,6 +35,9 @@ type Link struct {
 	// vectors, its pulls and the ops it sent. It filters pushes and gives
 	// the lag.
 	peerHas map[string]int64
+	// behindMS is the origin wall time of the oldest op of the latest
+	// batch that stored ops (LinkStatus.BehindMS).
+	behindMS int64
 	// caughtUp: this end held everything the peer offered at the last
 	// check; it then asks the peer to push (follow).
 	caughtUp    bool
@@ -67,10 +70,13 @@ type LinkStatus struct {
 	PeerFollows   bool
 	LastSync      time.Time // zero until the first completed round or pull
 	LagOps        int64     // ops the peer holds that this node lacks, from vectors
-	ClockOffset   time.Duration
-	RTT           time.Duration
-	OffsetKnown   bool
-	ClockSkewed   bool
+	// BehindMS is the origin HLC wall time (ms) of the oldest op in the
+	// latest batch from the peer that stored ops; 0 until one did.
+	BehindMS    int64
+	ClockOffset time.Duration
+	RTT         time.Duration
+	OffsetKnown bool
+	ClockSkewed bool
 }
 
 // NewLink returns the core of one session end. dialer is true on the end
@@ -176,6 +182,7 @@ func (l *Link) Status(local map[string]int64) LinkStatus {
 		PeerFollows:   l.peerFollows,
 		LastSync:      l.lastSync,
 		LagOps:        lagOps(local, l.peerHas),
+		BehindMS:      l.behindMS,
 		ClockOffset:   l.clock.offset,
 		RTT:           l.clock.rtt,
 		OffsetKnown:   l.clock.known,

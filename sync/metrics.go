@@ -20,6 +20,7 @@ type metrics struct {
 	offset      *prometheus.GaugeVec // peer
 	skewed      *prometheus.GaugeVec // peer
 	lag         *prometheus.GaugeVec // peer
+	lagSeconds  *prometheus.GaugeVec // peer
 }
 
 // newMetrics registers the collectors on reg; nil reg means no metrics.
@@ -64,6 +65,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		lag: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "lsnode_sync_peer_lag_ops",
 			Help: "Ops a peer holds that this node does not, from the last known vectors.",
+		}, []string{"peer"}),
+		lagSeconds: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_peer_lag_seconds",
+			Help: "How far behind a peer this node is in time: 0 when caught up, else the age of the oldest op in the latest batch that stored ops.",
 		}, []string{"peer"}),
 	}
 }
@@ -121,9 +126,12 @@ func (m *metrics) clock(peer string, offsetSeconds float64, skewed bool) {
 	m.skewed.WithLabelValues(peer).Set(v)
 }
 
-func (m *metrics) peerLag(peer string, ops int64) {
+func (m *metrics) peerLag(peer string, ops int64, seconds float64, known bool) {
 	if m != nil {
 		m.lag.WithLabelValues(peer).Set(float64(ops))
+		if known {
+			m.lagSeconds.WithLabelValues(peer).Set(seconds)
+		}
 	}
 }
 
@@ -135,4 +143,5 @@ func (m *metrics) forget(peer string) {
 	m.offset.DeleteLabelValues(peer)
 	m.skewed.DeleteLabelValues(peer)
 	m.lag.DeleteLabelValues(peer)
+	m.lagSeconds.DeleteLabelValues(peer)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lsnode/lsnode/hlc"
 )
@@ -152,24 +153,25 @@ func (r *Replicator) Peers() []PeerStatus {
 		}
 	}
 	r.mu.Unlock()
+	now := r.wall.Now()
 	out := make([]PeerStatus, 0, len(peers)+len(inbound))
 	for _, p := range peers {
-		out = append(out, p.status())
+		out = append(out, p.status(now))
 	}
 	slices.SortFunc(out, func(a, b PeerStatus) int { return strings.Compare(a.Addr, b.Addr) })
 	for _, s := range inbound {
-		out = append(out, peerStatus(s.addr, s.dir, *s.status.Load()))
+		out = append(out, peerStatus(s.addr, s.dir, *s.status.Load(), now))
 	}
 	return out
 }
 
-func (p *outPeer) status() PeerStatus {
+func (p *outPeer) status(now time.Time) PeerStatus {
 	p.mu.Lock()
 	sess, state, err := p.mu.sess, p.mu.state, p.mu.err
 	p.mu.Unlock()
 	var ps PeerStatus
 	if sess != nil {
-		ps = peerStatus(p.addr, "outbound", *sess.status.Load())
+		ps = peerStatus(p.addr, "outbound", *sess.status.Load(), now)
 	} else {
 		ps = PeerStatus{Addr: p.addr, Direction: "outbound", State: state}
 	}

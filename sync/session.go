@@ -141,7 +141,8 @@ func (s *session) refresh() {
 	st := s.link.Status(s.r.log.VersionVector())
 	s.status.Store(&st)
 	if st.Ready {
-		s.r.m.peerLag(st.PeerReplicaID, st.LagOps)
+		secs, known := lagSeconds(st, s.r.wall.Now())
+		s.r.m.peerLag(st.PeerReplicaID, st.LagOps, secs, known)
 	}
 }
 
