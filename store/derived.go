@@ -70,18 +70,17 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 	if r.CorrelationID == "" {
 		return nil
 	}
-	after := `? > e.hlc`
+	after := `? > hlc`
 	arg := any(r.HLC)
 	if ctxJSON != nil {
-		after = `coalesce(json_extract(?, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq`
+		after = `coalesce(json_extract(?, '$."' || origin_replica || '"'), 0) >= origin_seq`
 		arg = ctxJSON
 	}
-	// The unary + keeps SQLite off the agent indexes: walking the thread
-	// (events_correlation_idx) and probing owed rows by id costs the thread's
-	// size, where the agent indexes cost everything addressed to the agent.
-	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE +agent = ? AND event_id IN (
-SELECT e.id FROM events e WHERE e.correlation_id = ? AND +e.to_agent = ? AND `+after+`)`,
-		r.FromAgent, r.CorrelationID, r.FromAgent, arg)
+	// Owed rows carry their event's thread, hlc and origin slot, so closing
+	// a thread visits only what the agent still owes in it
+	// (lsnode_owed_thread_idx), however long the thread.
+	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed INDEXED BY lsnode_owed_thread_idx WHERE agent = ? AND correlation_id = ? AND `+after,
+		r.FromAgent, r.CorrelationID, arg)
 	if err != nil {
 		return fmt.Errorf("close thread %s: %w", r.CorrelationID, err)
 	}
@@ -120,8 +119,8 @@ func maybeOwe(ctx context.Context, tx querier, e Event, hasKey bool) error {
 	if closed {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq)
-VALUES (?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e.OriginSeq)
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
+VALUES (?, ?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e.OriginSeq, nullable(e.CorrelationID))
 	if err != nil {
 		return fmt.Errorf("record owed %s: %w", e.ID, err)
 	}

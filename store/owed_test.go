@@ -272,3 +272,30 @@ func TestOwed_SurvivesReopenAndReindex(t *testing.T) {
 	s2 := openReplicaAt(t, dir, repA, wall)
 	wantOwed(t, s2, "w", e.ID)
 }
+
+// TestOwed_OldDerivedLayoutRebuilt: a file whose lsnode_owed predates the
+// correlation_id column opens, and its derived tables are rebuilt.
+func TestOwed_OldDerivedLayoutRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	wall := hlc.NewManualClock(testClockStart)
+	s := openReplicaAt(t, dir, repA, wall)
+	e := mustAppend(t, s, ask("boss", "w", "c"))
+	mustAppend(t, s, ask("boss", "w", "d"))
+	mustAppend(t, s, reply("w", "boss", "d", "applied"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw := openRawDB(t, dir)
+	for _, q := range []string{`DROP TABLE lsnode_owed`, `CREATE TABLE lsnode_owed (event_id TEXT PRIMARY KEY, agent TEXT NOT NULL,
+stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_seq INTEGER NOT NULL)`,
+		`INSERT INTO lsnode_owed VALUES ('stale', 'w', 's', 'h', 'o', 1)`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	s2 := openReplicaAt(t, dir, repA, wall)
+	wantOwed(t, s2, "w", e.ID)
+	mustAppend(t, s2, reply("w", "boss", "c", "failed"))
+	wantOwed(t, s2, "w")
+}

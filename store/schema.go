@@ -100,9 +100,11 @@ CREATE TABLE IF NOT EXISTS lsnode_owed (
     stream TEXT NOT NULL,
     hlc TEXT NOT NULL,
     origin_replica TEXT NOT NULL,
-    origin_seq INTEGER NOT NULL
+    origin_seq INTEGER NOT NULL,
+    correlation_id TEXT
 );
 CREATE INDEX IF NOT EXISTS lsnode_owed_agent_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq);
+CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id);
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
 CREATE INDEX IF NOT EXISTS lsnode_events_from_agent_idx ON events(from_agent, hlc);
 `
@@ -132,6 +134,9 @@ CREATE INDEX IF NOT EXISTS events_hlc_idx ON events(hlc);
 CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at);`, replica); err != nil {
 		return fmt.Errorf("create replication indexes: %w", err)
 	}
+	if err := dropStaleDerived(ctx, tx); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, lsnodeDDL); err != nil {
 		return fmt.Errorf("create lsnode tables: %w", err)
 	}
@@ -139,6 +144,28 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 		return err
 	}
 	return tx.Commit()
+}
+
+// dropStaleDerived drops the derived tables of an older layout (an
+// lsnode_owed without correlation_id) and their watermarks; they are
+// functions of the events, rebuilt by indexNewEvents in the same
+// migration.
+func dropStaleDerived(ctx context.Context, tx *sql.Tx) error {
+	var tables int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lsnode_owed'`).Scan(&tables); err != nil {
+		return fmt.Errorf("inspect lsnode_owed: %w", err)
+	}
+	if tables == 0 {
+		return nil
+	}
+	if has, err := hasColumn(ctx, tx, "lsnode_owed", "correlation_id"); err != nil || has {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DROP TABLE IF EXISTS lsnode_closures; DROP TABLE IF EXISTS lsnode_idempotency;
+DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid');`); err != nil {
+		return fmt.Errorf("drop stale derived tables: %w", err)
+	}
+	return nil
 }
 
 func addMissingColumns(ctx context.Context, tx *sql.Tx) error {
