@@ -239,7 +239,7 @@ func mbCheckTable(t *testing.T, at *mbNode, nodes []*mbNode) {
 			}
 		} else {
 			lag, err := strconv.Atoi(f[5])
-			if err != nil || lag < 0 || f[6] != "-" ||
+			if err != nil || lag < 0 || !regexp.MustCompile(`^(-|\d+\.\d)$`).MatchString(f[6]) ||
 				!regexp.MustCompile(`^(never|just now|\d+s ago)$`).MatchString(f[7]) ||
 				!regexp.MustCompile(`^(-|[+-]\d+\.\dms|[+-]\d+\.\d\ds)$`).MatchString(f[8]) {
 				t.Fatalf("lsnode peers row %q: lag, lag seconds, last sync or clock offset malformed", l)
