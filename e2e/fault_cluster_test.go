@@ -523,6 +523,15 @@ func faultReplicaID(base, token string) (string, error) {
 	return vv.ReplicaID, err
 }
 
+// faultVV reads a node's version vector.
+func faultVV(base, token string) (map[string]int64, error) {
+	var vv struct {
+		VV map[string]int64 `json:"version_vector"`
+	}
+	err := faultGetJSON(base, token, "/sync/version_vector", &vv)
+	return vv.VV, err
+}
+
 // faultMember is one row of /sync/peers' lsnode members.
 type faultMember struct {
 	Name      string   `json:"name"`

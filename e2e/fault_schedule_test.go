@@ -107,7 +107,8 @@ func faultScheduleText(seed int64, steps []faultStep) string {
 // faultRun is what running the schedule did.
 type faultRun struct {
 	ByKind   map[faultKind]int
-	Ran      int // steps started (the phase ends at its time even if steps remain)
+	CatchUp  map[faultKind][]time.Duration // heal to every node holding what any node held at the heal
+	Ran      int                           // steps started (the phase ends at its time even if steps remain)
 	LastHeal time.Time
 	Notes    []string // measurements taken during faults (offsets seen, disk filled)
 }
@@ -117,7 +118,7 @@ type faultRun struct {
 // ran once); the load runs meanwhile. A fault that cannot be injected is
 // a finding, not a crash of the test.
 func (c *faultCluster) runSchedule(steps []faultStep, total time.Duration) faultRun {
-	run := faultRun{ByKind: map[faultKind]int{}}
+	run := faultRun{ByKind: map[faultKind]int{}, CatchUp: map[faultKind][]time.Duration{}}
 	start := time.Now()
 	for i, s := range steps {
 		if time.Since(start) >= total && everyKindRan(steps, i) {
@@ -155,10 +156,49 @@ func (c *faultCluster) runSchedule(steps []faultStep, total time.Duration) fault
 		if note != "" {
 			run.Notes = append(run.Notes, fmt.Sprintf("fault %d %s f%d: %s", i+1, s.Kind, s.Target, note))
 		}
-		time.Sleep(s.Gap)
+		if d, ok := c.catchUp(30 * time.Second); ok {
+			run.CatchUp[s.Kind] = append(run.CatchUp[s.Kind], d)
+		} else {
+			run.Notes = append(run.Notes, fmt.Sprintf("fault %d %s f%d: not caught up within 30 s of the heal", i+1, s.Kind, s.Target))
+		}
+		if rest := s.Gap - time.Since(run.LastHeal); rest > 0 {
+			time.Sleep(rest)
+		}
 	}
 	c.reviveCrashed()
 	return run
+}
+
+// catchUp measures, right after a heal, how long until every node holds
+// everything any node held at the heal (per origin, the largest origin_seq
+// seen anywhere then); the load keeps writing meanwhile.
+func (c *faultCluster) catchUp(within time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	target := map[string]int64{}
+	for _, n := range c.nodes {
+		vv, err := faultVV(n.URL(), c.token)
+		if err != nil {
+			continue
+		}
+		for o, v := range vv {
+			target[o] = max(target[o], v)
+		}
+	}
+	ok := faultPoll(within, 50*time.Millisecond, func() bool {
+		for _, n := range c.nodes {
+			vv, err := faultVV(n.URL(), c.token)
+			if err != nil {
+				return false
+			}
+			for o, v := range target {
+				if vv[o] < v {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return time.Since(start), ok
 }
 
 // everyKindRan reports whether steps[:i] hold every kind that steps do,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,6 +163,13 @@ func faultSummary(sc faultScenario, seed int64, run faultRun, rep *checkReport, 
 	if !run.LastHeal.IsZero() {
 		fmt.Fprintf(&b, "  converged %.1f s after the last heal (%.1f s after the load stopped)\n",
 			converged.Sub(run.LastHeal).Seconds(), converged.Sub(loadStop).Seconds())
+	}
+	for _, k := range allFaultKinds {
+		if d := run.CatchUp[k]; len(d) > 0 {
+			slices.Sort(d)
+			fmt.Fprintf(&b, "  catch-up after %-9s heals: n=%d p50 %.2f s, p90 %.2f s, max %.2f s\n", k, len(d),
+				d[len(d)/2].Seconds(), d[len(d)*9/10].Seconds(), d[len(d)-1].Seconds())
+		}
 	}
 	for _, line := range topReasons("refusals", records, func(r *appendRecord) []string { return r.Refusals }) {
 		fmt.Fprintf(&b, "  %s\n", line)
