@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -534,9 +535,21 @@ func checkOwed(r *checkReport, states []*nodeState) {
 	keys := slices.Collect(maps.Keys(pairs))
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
 	for _, k := range keys {
+		// The nodes answer in parallel; the comparison stays in order.
+		got := make([][]string, len(states))
+		errs := make([]error, len(states))
+		var wg sync.WaitGroup
+		for i, s := range states {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[i], errs[i] = readOwed(s.t, k[0], k[1])
+			}()
+		}
+		wg.Wait()
 		var ref []string
 		for i, s := range states {
-			ids, err := readOwed(s.t, k[0], k[1])
+			ids, err := got[i], errs[i]
 			if err != nil {
 				r.fail("%s: owed %s in %s: %v", s.t.Name, k[0], k[1], err)
 				return

@@ -189,8 +189,8 @@ func topReasons(what string, records []*appendRecord, of func(*appendRecord) []s
 	count := map[string]int{}
 	for _, r := range records {
 		for _, d := range of(r) {
-			if len(d) > 90 {
-				d = d[:90]
+			if len(d) > 130 {
+				d = d[:130]
 			}
 			count[d]++
 		}
