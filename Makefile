@@ -64,7 +64,7 @@ test-race: ## go test -race -count=1 ./...
 bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6 BENCH_OUT=f)
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(PKG) | tee $(BENCH_OUT)
 
-fuzz-smoke: ## run each Fuzz target for FUZZTIME (default 5s)
+fuzz-smoke: ## run each Fuzz target for FUZZTIME (default 20000x inputs)
 	scripts/fuzz-smoke.sh
 
 proto: ## regenerate the Go code for proto/**/*.proto

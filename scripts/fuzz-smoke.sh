@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target in the packages FUZZ_PKGS (default ./...) for a
-# short while (FUZZTIME, default 5s each), one `go test -fuzz` per target in
-# its own package. Succeeds when there are no targets.
+# short while (FUZZTIME, default 20000x: that many inputs each), one
+# `go test -fuzz` per target in its own package. Succeeds when there are no
+# targets. A count rather than a duration: with a duration, go test can
+# report a spurious "context deadline exceeded" failure when the deadline
+# lands while a worker minimizes a new input (seen on a loaded machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzztime=${FUZZTIME:-5s}
+fuzztime=${FUZZTIME:-20000x}
 read -r -a pkgs <<<"${FUZZ_PKGS:-./...}"
 
 list=$(mktemp)
