@@ -59,7 +59,7 @@ test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, fu
 	@awk '{ p += $$2; f += $$3; s += $$4 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' $(TEST_COUNTS)
 
 test-race: ## go test -race -count=1 ./...
-	$(GOTEST) -label unit -- -race -count=1 ./...
+	$(GOTEST) -label unit -- -race -count=1 -timeout 20m ./...
 
 bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6 BENCH_OUT=f)
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(PKG) | tee $(BENCH_OUT)
@@ -85,8 +85,8 @@ lint: ## gofmt, go vet and staticcheck (when installed), e2e files included
 
 e2e: build ## black-box tests against bin/lsnode (go test -tags e2e ./e2e/...)
 	@if [ -z "$$(find e2e -name '*.go' 2>/dev/null)" ]; then echo "e2e: no e2e tests yet"; \
-	else echo "LSNODE_BIN=$(LSNODE) $(GOTEST) -label e2e -- -race -count=1 -tags e2e ./e2e/..."; \
-	LSNODE_BIN=$(LSNODE) $(GOTEST) -label e2e -- -race -count=1 -tags e2e ./e2e/...; fi
+	else echo "LSNODE_BIN=$(LSNODE) $(GOTEST) -label e2e -- -race -count=1 -timeout 25m -tags e2e ./e2e/..."; \
+	LSNODE_BIN=$(LSNODE) $(GOTEST) -label e2e -- -race -count=1 -timeout 25m -tags e2e ./e2e/...; fi
 
 docker: build ## build the image lsnode:dev from deploy/Dockerfile
 	@[ -f deploy/Dockerfile ] || { echo "docker: deploy/Dockerfile does not exist yet"; exit 1; }
