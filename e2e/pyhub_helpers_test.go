@@ -103,14 +103,14 @@ func phOps(t *testing.T, base, token, origin string) []map[string]any {
 	}
 }
 
-// phRequireServeFlags skips the test when the binary's serve command
-// lacks a flag (its wiring has not landed yet).
+// phRequireServeFlags fails the test when the binary's serve command
+// lacks a flag the mesh test needs.
 func phRequireServeFlags(t *testing.T, flags ...string) {
 	t.Helper()
 	out, _ := exec.Command(lsnodeBin(t), "serve", "-h").CombinedOutput()
 	for _, f := range flags {
 		if !strings.Contains(string(out), "-"+f) {
-			t.Skipf("lsnode serve has no --%s yet (the node's wiring of the HTTP puller and replicator has not landed)", f)
+			t.Fatalf("lsnode serve has no --%s flag", f)
 		}
 	}
 }
