@@ -30,6 +30,7 @@ type logStore interface {
 	LatestSeq(ctx context.Context) (int64, error)
 	EventSeq(ctx context.Context, id string) (int64, error)
 	Stats(ctx context.Context) (store.Stats, error)
+	QuarantinedCount(ctx context.Context) (int64, error)
 	VersionVector() map[string]int64
 	OpsAfter(ctx context.Context, origin string, after int64, limit, maxBytes int) ([]store.Op, error)
 	GetArtifact(ctx context.Context, id string) (store.Artifact, error)

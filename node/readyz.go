@@ -83,7 +83,7 @@ func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *surface) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyCheck, error) {
-	st, err := s.store.Stats(ctx)
+	quarantined, err := s.store.QuarantinedCount(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *surface) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyC
 	}
 	return []readyCheck{
 		{name: "max_lag_ops", value: lag, threshold: th.MaxLagOps, atMost: true},
-		{name: "max_quarantined", value: st.Quarantined, threshold: th.MaxQuarantined, atMost: true},
+		{name: "max_quarantined", value: quarantined, threshold: th.MaxQuarantined, atMost: true},
 		{name: "min_alive_peers", value: alive, threshold: th.MinAlivePeers},
 	}, nil
 }

@@ -33,6 +33,16 @@ func (s *Store) diskBytes() int64 {
 	return n
 }
 
+// QuarantinedCount is how many remote items were refused: what readiness
+// probes read, without the artifact count Stats scans for.
+func (s *Store) QuarantinedCount(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.readDB.QueryRowContext(ctx, `SELECT count(*) FROM lsnode_quarantine`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count quarantine: %w", err)
+	}
+	return n, nil
+}
+
 // Quarantine lists the newest refused remote items.
 func (s *Store) Quarantine(ctx context.Context, limit int) ([]QuarantineEntry, error) {
 	rows, err := s.readDB.QueryContext(ctx, `SELECT id, received_at, coalesce(origin_replica, ''), coalesce(origin_seq, 0),
