@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/pyrepr"
 )
 
 // DefaultMaxOffset is the skew bound used when NewClock is given none: a
@@ -48,7 +50,7 @@ func NewClock(wall WallClock, replica string, maxOffset time.Duration) *Clock {
 		panic("hlc: NewClock with a nil WallClock")
 	}
 	if !validReplica(replica) {
-		panic("hlc: NewClock with invalid replica id " + pyRepr(replica))
+		panic("hlc: NewClock with invalid replica id " + pyrepr.String(replica))
 	}
 	if maxOffset <= 0 {
 		maxOffset = DefaultMaxOffset

@@ -1,6 +1,10 @@
 package hlc
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/lsnode/lsnode/internal/pyrepr"
+)
 
 // Sentinel errors. Callers test them with errors.Is.
 var (
@@ -17,7 +21,7 @@ type parseError struct {
 }
 
 func (e *parseError) Error() string {
-	return "not a valid HLC string: " + pyRepr(e.input)
+	return "not a valid HLC string: " + pyrepr.String(e.input)
 }
 
 // Unwrap lets errors.Is match ErrInvalidStamp.

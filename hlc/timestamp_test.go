@@ -83,35 +83,6 @@ func TestParse_Invalid(t *testing.T) {
 }
 
 // TestPyRepr compares with values printed by CPython 3's repr().
-func TestPyRepr(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", `''`},
-		{"x", `'x'`},
-		{"it's", `"it's"`},
-		{`a'b"c`, `'a\'b"c'`},
-		{`say "hi"`, `'say "hi"'`},
-		{"tab\there", `'tab\there'`},
-		{"nl\n", `'nl\n'`},
-		{"cr\r", `'cr\r'`},
-		{"\x00\x1f", `'\x00\x1f'`},
-		{"\x7f", `'\x7f'`},
-		{`back\slash`, `'back\\slash'`},
-		{"é", `'é'`},
-		{"\u00a0", `'\xa0'`},
-		{"\u00ad", `'\xad'`},
-		{"\u2028", `'\u2028'`},
-		{"\u200b", `'\u200b'`},
-		{"\ufeff", `'\ufeff'`},
-		{"\U0001F600", "'\U0001F600'"},
-		{"\U000E0001", `'\U000e0001'`},
-		{"日本", `'日本'`},
-	}
-	for _, tt := range tests {
-		if got := pyRepr(tt.in); got != tt.want {
-			t.Errorf("pyRepr(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestTimestamp_String(t *testing.T) {
 	tests := []struct {

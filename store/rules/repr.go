@@ -10,40 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lsnode/lsnode/internal/pyrepr"
 	"github.com/lsnode/lsnode/store/pyjson"
 )
 
-// Repr is Python's repr() of a str: single quotes, or double quotes when
-// s holds a ' and no "; backslash, the quote, \t, \n and \r escaped;
-// other non-printable characters as \xNN, \uNNNN or \UNNNNNNNN.
-func Repr(s string) string {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	b := []byte{quote}
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == rune(quote):
-			b = append(b, '\\', byte(r))
-		case r == '\t':
-			b = append(b, `\t`...)
-		case r == '\n':
-			b = append(b, `\n`...)
-		case r == '\r':
-			b = append(b, `\r`...)
-		case isPrintable(r):
-			b = append(b, string(r)...)
-		case r < 0x100:
-			b = fmt.Appendf(b, `\x%02x`, r)
-		case r < 0x10000:
-			b = fmt.Appendf(b, `\u%04x`, r)
-		default:
-			b = fmt.Appendf(b, `\U%08x`, r)
-		}
-	}
-	return string(append(b, quote))
-}
+// Repr is Python's repr() of a str (see pyrepr.String).
+func Repr(s string) string { return pyrepr.String(s) }
 
 // ReprValue is Python's repr() of a value decoded from JSON: strings via
 // Repr, numbers as Python prints the int or float json.loads makes of

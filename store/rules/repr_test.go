@@ -8,33 +8,6 @@ import (
 	"github.com/lsnode/lsnode/store/pyjson"
 )
 
-func TestRepr(t *testing.T) {
-	// Expected texts from CPython 3.11's repr().
-	tests := []struct{ in, want string }{
-		{"", "''"},
-		{"abc", "'abc'"},
-		{"it's", "\"it's\""},
-		{"say \"hi\"", "'say \"hi\"'"},
-		{"both ' and \"", "'both \\' and \"'"},
-		{"back\\slash", "'back\\\\slash'"},
-		{"tab\tnl\ncr\r", "'tab\\tnl\\ncr\\r'"},
-		{"\x00\x01\x1f\x7f", "'\\x00\\x01\\x1f\\x7f'"},
-		{"\u0080\u0085\u009f\u00a0\u00ad\u00ff", "'\\x80\\x85\\x9f\\xa0\\xad\u00ff'"},
-		{"caf\u00e9 \u4e2d\u6587", "'caf\u00e9 \u4e2d\u6587'"},
-		{"\u200b\u200e\u2028\u2029\u3000\ufeff", "'\\u200b\\u200e\\u2028\\u2029\\u3000\\ufeff'"},
-		{"\U0001f600\U000e0001\U0010ffff\ue000", "'\U0001f600\\U000e0001\\U0010ffff\\ue000'"},
-		{"e\u0301", "'e\u0301'"},
-		{"\u0378", "'\\u0378'"},
-		{"'\"", "'\\'\"'"},
-		{"\ud7ff\uffff", "'\\ud7ff\\uffff'"},
-	}
-	for _, tt := range tests {
-		if got := Repr(tt.in); got != tt.want {
-			t.Errorf("Repr(%q) = %s; want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestReprValue(t *testing.T) {
 	tests := []struct {
 		name string

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -56,10 +55,4 @@ func isEncodedSurrogate(s string) bool {
 // hasControl reports a character below U+0020 or U+007F.
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
-}
-
-// isPrintable is Python's str.isprintable() for one character: not in
-// categories Cc, Cf, Cs, Co, Cn, Zl, Zp or Zs, except the space.
-func isPrintable(r rune) bool {
-	return r == ' ' || unicode.IsPrint(r)
 }

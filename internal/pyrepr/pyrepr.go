@@ -1,4 +1,4 @@
-package hlc
+package pyrepr
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// pyRepr renders s as Python's repr() of a str, so error texts match the
+// String renders s as Python's repr() of a str, so error texts match the
 // hub's byte for byte: single quotes unless s holds a ' and no ", backslash
 // escapes for the quote, backslash, \t \n \r, \xhh for other ASCII controls
 // and for non-printable code points up to U+00FF, \uhhhh and \Uhhhhhhhh
@@ -14,7 +14,7 @@ import (
 // stands in for Python's str.isprintable (the two differ only where their
 // Unicode versions do). Python strings cannot hold invalid UTF-8, so such
 // bytes are shown as \xhh.
-func pyRepr(s string) string {
+func String(s string) string {
 	quote := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		quote = '"'
@@ -67,3 +67,5 @@ func writeEscape(b *strings.Builder, kind byte, r rune, width int) {
 		b.WriteByte(hexDigits[(r>>shift)&0xF])
 	}
 }
+
+const hexDigits = "0123456789abcdef"
