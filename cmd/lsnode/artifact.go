@@ -87,16 +87,25 @@ func artifactPut(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *cf.asJSON {
 		return printRaw(stdout, raw)
 	}
+	a, err := decodeArtifactResult(raw)
+	if err != nil {
+		return err
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	return printKV(stdout, a.rows())
+}
+
+// decodeArtifactResult reads the "artifact" record of a put or get result.
+func decodeArtifactResult(raw []byte) (artifactRecord, error) {
 	var res struct {
 		Artifact artifactRecord `json:"artifact"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return fmt.Errorf("decode result: %w", err)
+		return artifactRecord{}, fmt.Errorf("decode result: %w", err)
 	}
-	for _, w := range res.Artifact.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	return printKV(stdout, res.Artifact.rows())
+	return res.Artifact, nil
 }
 
 func artifactGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -121,18 +130,16 @@ func artifactGet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *cf.asJSON {
 		return printRaw(stdout, raw)
 	}
-	var res struct {
-		Artifact artifactRecord `json:"artifact"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return fmt.Errorf("decode result: %w", err)
+	a, err := decodeArtifactResult(raw)
+	if err != nil {
+		return err
 	}
 	switch {
 	case *meta:
-		return printKV(stdout, res.Artifact.rows())
+		return printKV(stdout, a.rows())
 	case *out != "":
-		return os.WriteFile(*out, []byte(res.Artifact.Content), 0o644)
+		return os.WriteFile(*out, []byte(a.Content), 0o644)
 	}
-	_, err = io.WriteString(stdout, res.Artifact.Content)
+	_, err = io.WriteString(stdout, a.Content)
 	return err
 }
