@@ -107,9 +107,11 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		SupportedProtocolVersions: protocolVersions,
 	})
 	specs := map[string]*toolSpec{}
+	fast := &fastPath{handlers: map[string]mcp.ToolHandler{}, versions: protocolVersions}
 	for _, spec := range catalog() {
 		specs[spec.name] = spec
-		server.AddTool(spec.tool(), tools.handler(spec))
+		fast.handlers[spec.name] = tools.handler(spec)
+		server.AddTool(spec.tool(), fast.handlers[spec.name])
 	}
 	if opts.ReadOnly {
 		server.AddReceivingMiddleware(hideWriters(specs))
@@ -123,7 +125,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		// policy; the SDK's own loopback check would refuse a proxy's Host.
 		DisableLocalhostProtection: true,
 	})
-	return &mcpCompat{next: sdk, tools: specs, maxBody: opts.MaxRequestBytes}
+	return &mcpCompat{next: sdk, tools: specs, fast: fast, maxBody: opts.MaxRequestBytes}
 }
 
 // hideWriters drops the writers from tools/list, as a read-only hub does.

@@ -34,11 +34,13 @@ const oldestProtocolVersion = "2024-11-05"
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
 //   - initialize without a protocol version negotiates 2024-11-05.
 //
-// Everything else, argument handling included, happens in the SDK server
-// and the tool handlers.
+// Everything else, argument handling included, happens in the tool
+// handlers: through the SDK server, or for a plain tools/call or ping
+// straight from here (mcp_fast.go), with the same bytes either way.
 type mcpCompat struct {
 	next    http.Handler
 	tools   map[string]*toolSpec
+	fast    *fastPath
 	maxBody int64
 }
 
@@ -57,8 +59,12 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return
 	}
-	forward, done := c.screen(w, body)
+	env, forward, done := c.screen(w, body)
 	if done {
+		return
+	}
+	if call, ok := c.fast.accept(r, env, body); ok {
+		c.fast.serve(w, r, call)
 		return
 	}
 	r = r.WithContext(withCaller(r.Context()))
@@ -69,37 +75,36 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // screen answers what the hub answers differently from the SDK and returns
-// the body to forward otherwise.
-func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (forward []byte, done bool) {
+// the request's members and the body to forward otherwise.
+func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (env map[string]json.RawMessage, forward []byte, done bool) {
 	if !utf8.Valid(body) || !json.Valid(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
-		return nil, true
+		return nil, nil, true
 	}
-	var env map[string]json.RawMessage
 	if !isObject(body) || json.Unmarshal(body, &env) != nil {
 		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
-		return nil, true
+		return nil, nil, true
 	}
 	id := env["id"]
 	if isNull(id) {
 		w.WriteHeader(http.StatusAccepted) // a notification: no response
-		return nil, true
+		return nil, nil, true
 	}
 	method, _ := decodeValue(env["method"])
 	switch method {
 	case "initialize":
-		return withDefaultVersion(env, body), false
+		return env, withDefaultVersion(env, body), false
 	case "ping", "tools/list":
-		return body, false
+		return env, body, false
 	case "tools/call":
 		if code, msg := c.checkCall(env["params"]); code != 0 {
 			writeRPCError(w, http.StatusOK, id, code, msg)
-			return nil, true
+			return nil, nil, true
 		}
-		return body, false
+		return env, body, false
 	}
 	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(method))
-	return nil, true
+	return nil, nil, true
 }
 
 // checkCall applies the hub's tools/call envelope checks in order; a zero
