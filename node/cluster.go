@@ -41,6 +41,10 @@ func (n *Node) startCluster(ctx context.Context) error {
 	c := &cluster{self: n.store.ReplicaID()}
 	scfg := lssync.DefaultConfig(n.cfg.ClusterID)
 	scfg.MaxClockOffset, scfg.Logger, scfg.Wall, scfg.Metrics = n.cfg.MaxClockOffset, n.log, n.wall, n.reg
+	serverOpts, err := n.replicationTLS(&scfg)
+	if err != nil {
+		return err
+	}
 	rep, err := lssync.NewReplicator(scfg, lssync.StoreLog(n.store))
 	if err != nil {
 		return fmt.Errorf("replication: %w", err)
@@ -49,7 +53,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	if c.ln, err = net.Listen("tcp", n.cfg.GRPCAddr); err != nil {
 		return fmt.Errorf("listen for replication on %s: %w", n.cfg.GRPCAddr, err)
 	}
-	c.grpc = grpc.NewServer(rep.ServerOptions()...)
+	c.grpc = grpc.NewServer(append(rep.ServerOptions(), serverOpts...)...)
 	rep.RegisterGRPC(c.grpc)
 	c.health = health.NewServer()
 	c.health.SetServingStatus(pb.Replication_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
@@ -78,8 +82,28 @@ func (n *Node) startCluster(ctx context.Context) error {
 	}
 	n.cluster = c
 	n.log.Info("replication serving", "grpc", c.ln.Addr().String(), "cluster", n.cfg.ClusterID,
-		"static_peers", len(n.cfg.Peers), "gossip", n.cfg.GossipAddr != "")
+		"static_peers", len(n.cfg.Peers), "gossip", n.cfg.GossipAddr != "", "mutual_tls", n.cfg.TLSCAFile != "")
 	return nil
+}
+
+// replicationTLS sets the dial credentials of scfg and returns the server
+// options for mutual TLS when --tls-ca is set; without it replication is
+// plaintext, with a warning on a non-loopback bind.
+func (n *Node) replicationTLS(scfg *lssync.Config) ([]grpc.ServerOption, error) {
+	if n.cfg.TLSCAFile == "" {
+		if host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr); !isLoopbackHost(host) {
+			n.log.Warn("replication is not encrypted on a non-loopback address; set --tls-ca with --tls-cert and --tls-key",
+				"grpc", n.cfg.GRPCAddr)
+		}
+		return nil, nil
+	}
+	pt, err := newPeerTLS(n.cfg, n.log, n.reg)
+	if err != nil {
+		return nil, err
+	}
+	creds := pt.credentials()
+	scfg.DialOptions = append(scfg.DialOptions, grpc.WithTransportCredentials(creds))
+	return []grpc.ServerOption{grpc.Creds(creds)}, nil
 }
 
 // startMembership joins the gossip cluster; members found there are

@@ -54,6 +54,11 @@ type Config struct {
 	// neither.
 	TLSCertFile string
 	TLSKeyFile  string
+	// TLSCAFile turns on mutual TLS for replication (gRPC): the node
+	// presents TLSCertFile/TLSKeyFile to its peers and accepts only peers
+	// whose certificate chains to a CA of this PEM file (peer_tls.go).
+	// Needs both TLS files and GRPCAddr. "" keeps replication plaintext.
+	TLSCAFile string
 	// SyncFull selects SQLite synchronous=FULL: acknowledged writes survive
 	// power loss, at the cost of an fsync per commit. Default NORMAL
 	// (survives a process crash).
@@ -174,6 +179,9 @@ func (c Config) Validate() error {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS requires both --tls-cert and --tls-key (or the matching env vars)")
+	}
+	if c.TLSCAFile != "" && (c.TLSCertFile == "" || c.GRPCAddr == "") {
+		return errors.New("--tls-ca needs --tls-cert, --tls-key and --grpc: it secures replication with the node's key pair")
 	}
 	switch {
 	case c.SSEMaxClients < 0:

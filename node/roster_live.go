@@ -141,6 +141,9 @@ func (c *cluster) memberRows() []MemberRow {
 	}
 	for _, p := range static {
 		row := MemberRow{Name: p.Addr, ReplicaID: p.ReplicaID, GRPCAddr: p.Addr, State: sessionState(p.State)}
+		if p.State == lssync.StateRefused {
+			row.Reason = p.LastError // e.g. a certificate refused under --tls-ca
+		}
 		row.withSession(p)
 		rows = append(rows, row)
 	}

@@ -14,6 +14,11 @@ var (
 	// ErrRefused marks a session the peer refused at the handshake; the
 	// error text carries the peer's reason.
 	ErrRefused = errors.New("peer refused the session")
+	// ErrTLS marks a connection whose TLS handshake failed: a peer
+	// certificate refused by either side (mutual TLS, see the node's
+	// --tls-ca), or TLS spoken to a plaintext peer. The peer is shown as
+	// refused until a session succeeds.
+	ErrTLS = errors.New("TLS handshake failed")
 	// ErrProtocol marks a frame that breaks the session protocol (data
 	// before the handshake, an empty frame, a malformed field).
 	ErrProtocol = errors.New("protocol violation")

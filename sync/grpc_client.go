@@ -60,7 +60,11 @@ func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
 		}
 		state := endReason(err)
 		p.set(nil, state, err)
-		r.logger.Info("replication session ended", "peer", p.addr, "err", err)
+		if state == StateRefused {
+			r.logger.Warn("replication peer refused", "peer", p.addr, "err", err)
+		} else {
+			r.logger.Info("replication session ended", "peer", p.addr, "err", err)
+		}
 		if reachedReady {
 			backoff = r.cfg.DialBackoffMin
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -43,6 +44,18 @@ func fromStatus(err error) error {
 		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
 	case codes.InvalidArgument:
 		return fmt.Errorf("%w: peer says: %s", ErrProtocol, st.Message())
+	case codes.Unavailable:
+		if isTLSFailure(st.Message()) {
+			return fmt.Errorf("%w: %s", ErrTLS, st.Message())
+		}
 	}
 	return err
+}
+
+// isTLSFailure tells a connection that failed in TLS from one that was
+// merely unreachable. gRPC gives only text: its own prefix for a failed
+// handshake, or crypto/tls's "tls: " (a certificate the peer refused,
+// reported on the first read after a TLS 1.3 handshake).
+func isTLSFailure(msg string) bool {
+	return strings.Contains(msg, "authentication handshake failed") || strings.Contains(msg, "tls: ")
 }

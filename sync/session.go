@@ -200,7 +200,7 @@ func (s *session) write(ctx context.Context, errc chan<- error) {
 func endReason(err error) string {
 	switch {
 	case errors.Is(err, ErrRefused), errors.Is(err, ErrClusterMismatch),
-		errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection):
+		errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection), errors.Is(err, ErrTLS):
 		return StateRefused
 	default:
 		return StateBackoff

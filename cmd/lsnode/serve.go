@@ -16,11 +16,11 @@ import (
 // serveFlags are the flags of `lsnode serve`; each falls back to its
 // LSNODE_* variable, then to the Python hub's variable where it has one.
 type serveFlags struct {
-	data, httpAddr, tokenFile, tlsCert, tlsKey, extraHosts, logLevel *string
-	readOnly, syncFull, allowInsecure                                *bool
-	sseMaxClients                                                    *int
-	shutdownTimeout                                                  *time.Duration
-	cluster                                                          *clusterFlags
+	data, httpAddr, tokenFile, tlsCert, tlsKey, tlsCA, extraHosts, logLevel *string
+	readOnly, syncFull, allowInsecure                                       *bool
+	sseMaxClients                                                           *int
+	shutdownTimeout                                                         *time.Duration
+	cluster                                                                 *clusterFlags
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -32,7 +32,9 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		readOnly:  fs.Bool("read-only", envTruthy("LSNODE_READ_ONLY", "MEMPALACE_MCP_READ_ONLY"), "refuse every write tool (env LSNODE_READ_ONLY)"),
 		tlsCert:   fs.String("tls-cert", envOr("", "LSNODE_TLS_CERT", "MEMPALACE_MCP_TLS_CERT"), "TLS certificate file; needs --tls-key (env LSNODE_TLS_CERT)"),
 		tlsKey:    fs.String("tls-key", envOr("", "LSNODE_TLS_KEY", "MEMPALACE_MCP_TLS_KEY"), "TLS key file; needs --tls-cert (env LSNODE_TLS_KEY)"),
-		syncFull:  fs.Bool("sync-full", envTruthy("LSNODE_SYNC_FULL"), "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)"),
+		tlsCA: fs.String("tls-ca", envOr("", "LSNODE_TLS_CA"),
+			"CA certificate file (PEM): mutual TLS for replication with the --tls-cert/--tls-key pair; peers need a certificate from this CA (env LSNODE_TLS_CA)"),
+		syncFull: fs.Bool("sync-full", envTruthy("LSNODE_SYNC_FULL"), "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)"),
 		sseMaxClients: fs.Int("sse-max-clients", sseMaxClientsEnv(def.SSEMaxClients),
 			"most concurrent /logstream/stream clients; 0 refuses streams (env LSNODE_SSE_MAX_CLIENTS or MEMPALACE_SSE_MAX_CLIENTS)"),
 		allowInsecure: fs.Bool("allow-insecure-no-token", envTruthy("LSNODE_ALLOW_INSECURE_NO_TOKEN", "MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN"),
@@ -68,7 +70,7 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	cfg := node.DefaultConfig()
 	cfg.DataDir, cfg.HTTPAddr, cfg.Token = *f.data, *f.httpAddr, token
 	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
-	cfg.TLSCertFile, cfg.TLSKeyFile = *f.tlsCert, *f.tlsKey
+	cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = *f.tlsCert, *f.tlsKey, *f.tlsCA
 	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
 	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
 	f.cluster.apply(&cfg)
