@@ -190,8 +190,11 @@ type Hello struct {
 	// dialer, nanoseconds) and the round trip, so both ends report the same.
 	MeasuredOffsetNanos int64 `protobuf:"zigzag64,6,opt,name=measured_offset_nanos,json=measuredOffsetNanos,proto3" json:"measured_offset_nanos,omitempty"`
 	MeasuredRttNanos    int64 `protobuf:"varint,7,opt,name=measured_rtt_nanos,json=measuredRttNanos,proto3" json:"measured_rtt_nanos,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The sender's ed25519 public key (32 bytes), with which it signs its
+	// own ops; empty from a node that does not sign.
+	PublicKey     []byte `protobuf:"bytes,8,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -271,6 +274,13 @@ func (x *Hello) GetMeasuredRttNanos() int64 {
 		return x.MeasuredRttNanos
 	}
 	return 0
+}
+
+func (x *Hello) GetPublicKey() []byte {
+	if x != nil {
+		return x.PublicKey
+	}
+	return nil
 }
 
 // Digest starts an anti-entropy round. hash is a fixed-size hash of the
@@ -616,7 +626,10 @@ type Batch struct {
 	// Last batch of a pull.
 	Last bool `protobuf:"varint,4,opt,name=last,proto3" json:"last,omitempty"`
 	// The sender stopped at max_batches and holds more for these ranges.
-	More          bool `protobuf:"varint,5,opt,name=more,proto3" json:"more,omitempty"`
+	More bool `protobuf:"varint,5,opt,name=more,proto3" json:"more,omitempty"`
+	// The public keys of the origins whose signed ops this batch carries, so
+	// a relay hands on what the receiver needs to verify them.
+	OriginKeys    []*OriginKey `protobuf:"bytes,6,rep,name=origin_keys,json=originKeys,proto3" json:"origin_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -686,9 +699,72 @@ func (x *Batch) GetMore() bool {
 	return false
 }
 
+func (x *Batch) GetOriginKeys() []*OriginKey {
+	if x != nil {
+		return x.OriginKeys
+	}
+	return nil
+}
+
+// OriginKey is the ed25519 public key (32 bytes) an origin signs its ops
+// with.
+type OriginKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Origin        string                 `protobuf:"bytes,1,opt,name=origin,proto3" json:"origin,omitempty"`
+	PublicKey     []byte                 `protobuf:"bytes,2,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OriginKey) Reset() {
+	*x = OriginKey{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OriginKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OriginKey) ProtoMessage() {}
+
+func (x *OriginKey) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OriginKey.ProtoReflect.Descriptor instead.
+func (*OriginKey) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OriginKey) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *OriginKey) GetPublicKey() []byte {
+	if x != nil {
+		return x.PublicKey
+	}
+	return nil
+}
+
 // Op is an event of the log as it travels between replicas. Empty strings
 // stand for null. prev_seq is the origin_seq of the op before it in the
-// sender's log for the same origin (0 for the first).
+// sender's log for the same origin (0 for the first). signature is the
+// origin's ed25519 signature of the op's content (package opsig; prev_seq
+// is not signed); empty for an origin that does not sign.
 type Op struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -711,13 +787,14 @@ type Op struct {
 	CreatedAt     string                 `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// Canonical JSON text of the metadata object.
 	Metadata      []byte `protobuf:"bytes,19,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Signature     []byte `protobuf:"bytes,20,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Op) Reset() {
 	*x = Op{}
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +806,7 @@ func (x *Op) String() string {
 func (*Op) ProtoMessage() {}
 
 func (x *Op) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[8]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +819,7 @@ func (x *Op) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Op.ProtoReflect.Descriptor instead.
 func (*Op) Descriptor() ([]byte, []int) {
-	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{8}
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Op) GetId() string {
@@ -878,6 +955,13 @@ func (x *Op) GetMetadata() []byte {
 	return nil
 }
 
+func (x *Op) GetSignature() []byte {
+	if x != nil {
+		return x.Signature
+	}
+	return nil
+}
+
 // Artifact is an exact payload named by events.
 type Artifact struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -896,7 +980,7 @@ type Artifact struct {
 
 func (x *Artifact) Reset() {
 	*x = Artifact{}
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -908,7 +992,7 @@ func (x *Artifact) String() string {
 func (*Artifact) ProtoMessage() {}
 
 func (x *Artifact) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[9]
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -921,7 +1005,7 @@ func (x *Artifact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
 func (*Artifact) Descriptor() ([]byte, []int) {
-	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{9}
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Artifact) GetId() string {
@@ -999,7 +1083,7 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x06vector\x18\x04 \x01(\v2\x11.lsnode.v1.VectorH\x00R\x06vector\x12%\n" +
 	"\x04pull\x18\x05 \x01(\v2\x0f.lsnode.v1.PullH\x00R\x04pull\x12(\n" +
 	"\x05batch\x18\x06 \x01(\v2\x10.lsnode.v1.BatchH\x00R\x05batchB\x06\n" +
-	"\x04kind\"\xa2\x02\n" +
+	"\x04kind\"\xc1\x02\n" +
 	"\x05Hello\x12\x1d\n" +
 	"\n" +
 	"cluster_id\x18\x01 \x01(\tR\tclusterId\x12)\n" +
@@ -1009,7 +1093,9 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x0fsent_unix_nanos\x18\x04 \x01(\x03R\rsentUnixNanos\x12&\n" +
 	"\x0fecho_unix_nanos\x18\x05 \x01(\x03R\rechoUnixNanos\x122\n" +
 	"\x15measured_offset_nanos\x18\x06 \x01(\x12R\x13measuredOffsetNanos\x12,\n" +
-	"\x12measured_rtt_nanos\x18\a \x01(\x03R\x10measuredRttNanos\"s\n" +
+	"\x12measured_rtt_nanos\x18\a \x01(\x03R\x10measuredRttNanos\x12\x1d\n" +
+	"\n" +
+	"public_key\x18\b \x01(\fR\tpublicKey\"s\n" +
 	"\x06Digest\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\fR\x04hash\x12!\n" +
@@ -1032,13 +1118,19 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12,\n" +
 	"\x05after\x18\x02 \x03(\v2\x16.lsnode.v1.VectorEntryR\x05after\x12\x1f\n" +
 	"\vmax_batches\x18\x03 \x01(\rR\n" +
-	"maxBatches\"\x9c\x01\n" +
+	"maxBatches\"\xd3\x01\n" +
 	"\x05Batch\x12\x17\n" +
 	"\apull_id\x18\x01 \x01(\x04R\x06pullId\x121\n" +
 	"\tartifacts\x18\x02 \x03(\v2\x13.lsnode.v1.ArtifactR\tartifacts\x12\x1f\n" +
 	"\x03ops\x18\x03 \x03(\v2\r.lsnode.v1.OpR\x03ops\x12\x12\n" +
 	"\x04last\x18\x04 \x01(\bR\x04last\x12\x12\n" +
-	"\x04more\x18\x05 \x01(\bR\x04more\"\x81\x04\n" +
+	"\x04more\x18\x05 \x01(\bR\x04more\x125\n" +
+	"\vorigin_keys\x18\x06 \x03(\v2\x14.lsnode.v1.OriginKeyR\n" +
+	"originKeys\"B\n" +
+	"\tOriginKey\x12\x16\n" +
+	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x1d\n" +
+	"\n" +
+	"public_key\x18\x02 \x01(\fR\tpublicKey\"\x9f\x04\n" +
 	"\x02Op\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eorigin_replica\x18\x02 \x01(\tR\roriginReplica\x12\x1d\n" +
@@ -1063,7 +1155,8 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x04body\x18\x11 \x01(\tR\x04body\x12\x1d\n" +
 	"\n" +
 	"created_at\x18\x12 \x01(\tR\tcreatedAt\x12\x1a\n" +
-	"\bmetadata\x18\x13 \x01(\fR\bmetadata\"\x80\x02\n" +
+	"\bmetadata\x18\x13 \x01(\fR\bmetadata\x12\x1c\n" +
+	"\tsignature\x18\x14 \x01(\fR\tsignature\"\x80\x02\n" +
 	"\bArtifact\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x16\n" +
@@ -1092,7 +1185,7 @@ func file_proto_lsnode_v1_replication_proto_rawDescGZIP() []byte {
 	return file_proto_lsnode_v1_replication_proto_rawDescData
 }
 
-var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_proto_lsnode_v1_replication_proto_goTypes = []any{
 	(*Frame)(nil),       // 0: lsnode.v1.Frame
 	(*Hello)(nil),       // 1: lsnode.v1.Hello
@@ -1102,8 +1195,9 @@ var file_proto_lsnode_v1_replication_proto_goTypes = []any{
 	(*VectorEntry)(nil), // 5: lsnode.v1.VectorEntry
 	(*Pull)(nil),        // 6: lsnode.v1.Pull
 	(*Batch)(nil),       // 7: lsnode.v1.Batch
-	(*Op)(nil),          // 8: lsnode.v1.Op
-	(*Artifact)(nil),    // 9: lsnode.v1.Artifact
+	(*OriginKey)(nil),   // 8: lsnode.v1.OriginKey
+	(*Op)(nil),          // 9: lsnode.v1.Op
+	(*Artifact)(nil),    // 10: lsnode.v1.Artifact
 }
 var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	1,  // 0: lsnode.v1.Frame.hello:type_name -> lsnode.v1.Hello
@@ -1114,15 +1208,16 @@ var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	7,  // 5: lsnode.v1.Frame.batch:type_name -> lsnode.v1.Batch
 	5,  // 6: lsnode.v1.Vector.entries:type_name -> lsnode.v1.VectorEntry
 	5,  // 7: lsnode.v1.Pull.after:type_name -> lsnode.v1.VectorEntry
-	9,  // 8: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
-	8,  // 9: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
-	0,  // 10: lsnode.v1.Replication.Session:input_type -> lsnode.v1.Frame
-	0,  // 11: lsnode.v1.Replication.Session:output_type -> lsnode.v1.Frame
-	11, // [11:12] is the sub-list for method output_type
-	10, // [10:11] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	10, // 8: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
+	9,  // 9: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
+	8,  // 10: lsnode.v1.Batch.origin_keys:type_name -> lsnode.v1.OriginKey
+	0,  // 11: lsnode.v1.Replication.Session:input_type -> lsnode.v1.Frame
+	0,  // 12: lsnode.v1.Replication.Session:output_type -> lsnode.v1.Frame
+	12, // [12:13] is the sub-list for method output_type
+	11, // [11:12] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_proto_lsnode_v1_replication_proto_init() }
@@ -1144,7 +1239,7 @@ func file_proto_lsnode_v1_replication_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_lsnode_v1_replication_proto_rawDesc), len(file_proto_lsnode_v1_replication_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
