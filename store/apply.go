@@ -82,6 +82,9 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 		res.Deferred++ // applying it would leave a hole; it comes again in order
 		return nil
 	}
+	if op.Refusal != nil { // origin integrity (signatures.go): the slot stays free
+		return s.refuseUnverified(w, op, res)
+	}
 	clean, verr := validateRemoteEvent(e)
 	if verr != nil {
 		// The slot is consumed so the origin is not wedged: every replica
@@ -108,7 +111,10 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 	if err := insertEvent(w.ctx, w.tx, &clean); err != nil {
 		return err
 	}
-	w.advance(Op{Event: clean, PrevSeq: top})
+	if err := storeSignature(w, clean.Seq, op.Signature); err != nil { // signatures.go
+		return err
+	}
+	w.advance(Op{Event: clean, PrevSeq: top, Signature: op.Signature})
 	res.Applied++
 	s.observeRemote(clean, res)
 	return nil

@@ -40,5 +40,8 @@ WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`, o, aft
 		ops = append(ops, Op{Event: e, PrevSeq: prev})
 		prev = e.OriginSeq
 	}
+	if err := s.attachSignatures(ctx, ops); err != nil { // signatures.go
+		return nil, err
+	}
 	return ops, nil
 }

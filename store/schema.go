@@ -140,6 +140,9 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 	if _, err := tx.ExecContext(ctx, lsnodeDDL); err != nil {
 		return fmt.Errorf("create lsnode tables: %w", err)
 	}
+	if err := createSignatureTables(ctx, tx); err != nil {
+		return err
+	}
 	if err := indexNewEvents(ctx, tx); err != nil {
 		return err
 	}

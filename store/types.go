@@ -53,6 +53,15 @@ type Artifact struct {
 type Op struct {
 	Event   Event
 	PrevSeq int64
+
+	// Signature is the origin's signature of the op (package opsig); nil
+	// when the origin does not sign or the op came through an unsigned
+	// path. Applied ops keep it, and OpsAfter returns it, so relays pass
+	// it on.
+	Signature []byte
+	// Refusal, set by the replication layer's integrity check, makes
+	// ApplyBatch quarantine the op without consuming its slot.
+	Refusal *Refusal
 }
 
 // Batch is what one apply call stores in one transaction: artifacts first,
@@ -190,7 +199,7 @@ type QuarantineEntry struct {
 	OriginReplica string
 	OriginSeq     int64
 	ItemID        string // event or artifact id
-	Reason        string // bounded: invalid, conflict, artifact_invalid, artifact_conflict
+	Reason        string // bounded: invalid, conflict, artifact_invalid, artifact_conflict, signature, unsigned
 	Detail        string // the error text
 	Payload       json.RawMessage
 }
