@@ -7,6 +7,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/store"
 )
 
 // onBatch applies a batch (a pull answer or a push) through the Log's
@@ -19,7 +20,14 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 	}
 	applied := 0
 	if len(b.GetOps()) > 0 || len(b.GetArtifacts()) > 0 {
-		res, err := l.log.ApplyBatch(ctx, batchFromWire(b))
+		batch, heldBack, err := l.checkIntegrity(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		if heldBack > 0 {
+			l.needRound = true
+		}
+		res, err := l.log.ApplyBatch(ctx, batch)
 		if err != nil {
 			return nil, fmt.Errorf("apply batch of %d ops from %s: %w", len(b.GetOps()), l.peer, err)
 		}
@@ -56,4 +64,26 @@ func batchPath(b *pb.Batch) string {
 		return "push"
 	}
 	return "pull"
+}
+
+// checkIntegrity converts a batch for the store, first pinning the origin
+// keys it announces (trust on first use) and running the integrity check
+// (Integrity.check) on its ops; heldBack ops wait for a later pull.
+func (l *Link) checkIntegrity(ctx context.Context, b *pb.Batch) (store.Batch, int, error) {
+	batch := batchFromWire(b)
+	in := l.cfg.Integrity
+	if in == nil {
+		return batch, 0, nil
+	}
+	for _, k := range b.GetOriginKeys() {
+		if err := in.Learn(ctx, k.GetOrigin(), k.GetPublicKey(), l.peer); err != nil {
+			return store.Batch{}, 0, err
+		}
+	}
+	ops, heldBack, err := in.check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector())
+	if err != nil {
+		return store.Batch{}, 0, fmt.Errorf("check integrity of a batch from %s: %w", l.peer, err)
+	}
+	batch.Ops = ops
+	return batch, heldBack, nil
 }

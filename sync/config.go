@@ -77,6 +77,10 @@ type Config struct {
 	// DialOptions are added to every outbound connection (TLS or mTLS
 	// credentials); with none, connections are plaintext.
 	DialOptions []grpc.DialOption
+	// Integrity signs this node's ops when served and verifies received
+	// ops against their origins' pinned keys (NewIntegrity); nil neither
+	// signs nor verifies.
+	Integrity *Integrity
 }
 
 // DefaultConfig returns the defaults for clusterID.

@@ -31,13 +31,15 @@ func opToWire(op store.Op) *pb.Op {
 		Body:          e.Body,
 		CreatedAt:     e.CreatedAt,
 		Metadata:      []byte(e.Metadata),
+		Signature:     op.Signature,
 	}
 }
 
 // opFromWire converts a wire op to a store op.
 func opFromWire(w *pb.Op) store.Op {
 	return store.Op{
-		PrevSeq: w.GetPrevSeq(),
+		PrevSeq:   w.GetPrevSeq(),
+		Signature: w.GetSignature(),
 		Event: store.Event{
 			ID:            w.GetId(),
 			OriginReplica: w.GetOriginReplica(),

@@ -1,6 +1,7 @@
 package lssync
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -19,25 +20,34 @@ func (l *Link) Open(now time.Time) []*pb.Frame {
 }
 
 func (l *Link) hello(now time.Time, echo int64) *pb.Frame {
-	return &pb.Frame{Kind: &pb.Frame_Hello{Hello: &pb.Hello{
+	h := &pb.Hello{
 		ClusterId:       l.cfg.ClusterID,
 		ProtocolVersion: ProtocolVersion,
 		ReplicaId:       l.self,
 		SentUnixNanos:   now.UnixNano(),
 		EchoUnixNanos:   echo,
-	}}}
+	}
+	if l.cfg.Integrity != nil {
+		h.PublicKey = l.cfg.Integrity.PublicKey()
+	}
+	return &pb.Frame{Kind: &pb.Frame_Hello{Hello: h}}
 }
 
 // onHello runs the three-way handshake. Dialer: Hello ->; listener:
 // <- Hello (echoing the dialer's time); dialer: Hello with the offset it
 // measured ->, then its first round. Either end refuses a peer of another
 // cluster or protocol version before anything else is exchanged.
-func (l *Link) onHello(h *pb.Hello, now time.Time) ([]*pb.Frame, error) {
+func (l *Link) onHello(ctx context.Context, h *pb.Hello, now time.Time) ([]*pb.Frame, error) {
 	if l.ready {
 		return nil, l.onLateHello(h)
 	}
 	if err := l.checkHello(h); err != nil {
 		return nil, err
+	}
+	if in := l.cfg.Integrity; in != nil && len(h.GetPublicKey()) > 0 {
+		if err := in.Learn(ctx, h.GetReplicaId(), h.GetPublicKey(), h.GetReplicaId()); err != nil {
+			return nil, err
+		}
 	}
 	l.peer = h.GetReplicaId()
 	l.ready = true

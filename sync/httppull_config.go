@@ -77,6 +77,10 @@ type HTTPPullConfig struct {
 	// AfterRound, when set, is called by the loop after every round with
 	// its results (for tests and the node's logs). It must not block.
 	AfterRound func([]PeerResult)
+	// Integrity, when set, checks pulled ops (which carry no signature):
+	// ops of origins that sign are refused, and all ops under
+	// UnsignedRefuse; refused ops keep their slots (Integrity.check).
+	Integrity *Integrity
 }
 
 // Ticker delivers the pull loop's ticks.

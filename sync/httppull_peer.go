@@ -204,6 +204,14 @@ func (r *peerRound) applyPage(ctx context.Context, ops []store.Op) (store.ApplyR
 	if err := r.fetchArtifacts(ctx, ops); err != nil {
 		return store.ApplyResult{}, err
 	}
+	if in := r.p.cfg.Integrity; in != nil {
+		// HTTP ops carry no signature: the check refuses those of origins
+		// that sign (pinned key) and, under --unsigned-origins=refuse, all.
+		var err error
+		if ops, _, err = in.check(ctx, ops, nil, r.p.log.VersionVector()); err != nil {
+			return store.ApplyResult{}, err
+		}
+	}
 	res, err := r.p.log.ApplyBatch(ctx, store.Batch{Ops: ops})
 	if err != nil {
 		return store.ApplyResult{}, fmt.Errorf("apply ops: %w", err)

@@ -106,7 +106,7 @@ func newLink(cfg Config, log Log, dialer bool, m *metrics) *Link {
 // ErrSelfConnection), a protocol violation, or a storage failure.
 func (l *Link) Handle(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Frame, error) {
 	if h, ok := f.GetKind().(*pb.Frame_Hello); ok {
-		return l.onHello(h.Hello, now)
+		return l.onHello(ctx, h.Hello, now)
 	}
 	if !l.ready {
 		return nil, fmt.Errorf("%w: %s frame before the handshake", ErrProtocol, FrameKind(f))

@@ -71,6 +71,10 @@ type batcher struct {
 	cur      *pb.Batch
 	curBytes int
 	curArts  map[string]bool
+	// Origin integrity: own ops to sign before the frames leave, and the
+	// digests of the artifacts they name.
+	toSign  []pendingSig
+	digests map[string]string
 }
 
 func newBatcher(l *Link, pullID uint64, window int) *batcher {
@@ -112,11 +116,18 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 			return fmt.Errorf("read artifact %s: %w", id, err)
 		}
 		w := artifactToWire(a)
+		if b.l.cfg.Integrity != nil {
+			b.noteDigest(a.ID, a.SHA256)
+		}
 		b.cur.Artifacts = append(b.cur.Artifacts, w)
 		b.curBytes += proto.Size(w)
 		b.curArts[id] = true
 	}
 	w := opToWire(op)
+	if b.l.cfg.Integrity != nil && op.Event.OriginReplica == b.l.self && len(w.Signature) == 0 {
+		b.toSign = append(b.toSign, pendingSig{w: w, e: op.Event})
+		b.curBytes += 64 // the signature added at finish
+	}
 	b.cur.Ops = append(b.cur.Ops, w)
 	b.curBytes += proto.Size(w)
 	if len(b.cur.Ops) >= b.l.cfg.BatchOps || b.curBytes >= b.l.cfg.BatchBytes {
@@ -130,6 +141,12 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 func (b *batcher) finish() []*pb.Frame {
 	if !b.curEmpty() || (b.pullID != 0 && len(b.done) == 0) {
 		b.rotate()
+	}
+	if in := b.l.cfg.Integrity; in != nil {
+		in.signAll(b.toSign, b.digests)
+		for _, f := range b.done {
+			addOriginKeys(in, f.GetBatch())
+		}
 	}
 	return b.done
 }

@@ -88,6 +88,12 @@ type scenario struct {
 }
 
 func newScenario(seed uint64, factory logFactory) *scenario {
+	return newScenarioWith(seed, factory, nil)
+}
+
+// newScenarioWith is newScenario with origin integrity given to every
+// node's links by integrity (nil: none).
+func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lssync.Log) (*lssync.Integrity, error)) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	cfg := lssync.DefaultConfig("sim")
 	cfg.SyncInterval = time.Second
@@ -101,6 +107,7 @@ func newScenario(seed uint64, factory logFactory) *scenario {
 		Link:      cfg,
 		Faults:    simnet.Faults{Drop: 0.02, Duplicate: 0.02, MinDelay: time.Millisecond, MaxDelay: 40 * time.Millisecond},
 		SubBuffer: 4 + rng.IntN(16),
+		Integrity: integrity,
 	})
 	return &scenario{
 		seed: seed, net: net, rng: rng, logs: map[string]simLog{}, factory: factory,

@@ -32,6 +32,10 @@ type Config struct {
 	TickEvery   time.Duration // node timer period; default Link.TickInterval
 	RedialAfter time.Duration // wait before reconnecting a dropped session; default 1s
 	SubBuffer   int           // subscription buffer per node; default 64
+	// Integrity, when set, gives a node's links their origin integrity
+	// (Link.Integrity) over the node's log; it is called whenever a node
+	// is added or started again (a reopened store needs a new one).
+	Integrity func(name string, log lssync.Log) (*lssync.Integrity, error)
 }
 
 // Stats counts what crossed the network.
@@ -67,6 +71,7 @@ type Network struct {
 type node struct {
 	name  string
 	log   lssync.Log
+	in    *lssync.Integrity // nil without Config.Integrity
 	skew  time.Duration
 	up    bool
 	group int
@@ -152,6 +157,7 @@ func (n *Network) faultsOf(e *edge) Faults {
 // AddNode adds an up node with its log and clock skew, and starts its timer.
 func (n *Network) AddNode(name string, log lssync.Log, skew time.Duration) {
 	nd := &node{name: name, log: log, skew: skew, up: true}
+	n.setIntegrity(nd)
 	nd.sub = log.Subscribe(n.cfg.SubBuffer)
 	n.nodes[name] = nd
 	n.names = append(n.names, name)
@@ -203,7 +209,26 @@ func (n *Network) Start(name string, log lssync.Log) {
 	nd := n.nodes[name]
 	nd.log = log
 	nd.up = true
+	n.setIntegrity(nd)
 	nd.sub = log.Subscribe(n.cfg.SubBuffer)
+}
+
+func (n *Network) setIntegrity(nd *node) {
+	if n.cfg.Integrity == nil {
+		return
+	}
+	in, err := n.cfg.Integrity(nd.name, nd.log)
+	if err != nil && n.fatal == nil {
+		n.fatal = fmt.Errorf("integrity of %s: %w", nd.name, err)
+	}
+	nd.in = in
+}
+
+// linkConfig is the Link config of name's end of a session.
+func (n *Network) linkConfig(name string) lssync.Config {
+	cfg := n.cfg.Link
+	cfg.Integrity = n.nodes[name].in
+	return cfg
 }
 
 // Up reports whether name is running.
@@ -330,8 +355,8 @@ func (n *Network) dialEdges(name string) {
 		}
 		n.nextID++
 		s := &session{id: n.nextID, edge: e}
-		s.links[0] = lssync.NewLink(n.cfg.Link, n.nodes[e.dialer].log, true)
-		s.links[1] = lssync.NewLink(n.cfg.Link, n.nodes[e.listener].log, false)
+		s.links[0] = lssync.NewLink(n.linkConfig(e.dialer), n.nodes[e.dialer].log, true)
+		s.links[1] = lssync.NewLink(n.linkConfig(e.listener), n.nodes[e.listener].log, false)
 		e.sess = s
 		n.stats.SessionsRun++
 		s.links[1].Open(n.NodeNow(e.listener))

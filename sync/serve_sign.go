@@ -1,0 +1,36 @@
+package lssync
+
+import (
+	"slices"
+	"strings"
+
+	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+)
+
+// noteDigest remembers an artifact's sha256 for signing the own ops that
+// name it (Integrity.signAll).
+func (b *batcher) noteDigest(id, sha string) {
+	if b.digests == nil {
+		b.digests = map[string]string{}
+	}
+	b.digests[id] = sha
+}
+
+// addOriginKeys announces, in batch, the pinned key of every origin whose
+// signed ops it carries, so the receiver (and whoever it relays to) can
+// verify them.
+func addOriginKeys(in *Integrity, batch *pb.Batch) {
+	origins := map[string]bool{}
+	for _, op := range batch.GetOps() {
+		if len(op.GetSignature()) > 0 {
+			origins[op.GetOriginReplica()] = true
+		}
+	}
+	if len(origins) == 0 {
+		return
+	}
+	for origin, key := range in.keysFor(origins) {
+		batch.OriginKeys = append(batch.OriginKeys, &pb.OriginKey{Origin: origin, PublicKey: key})
+	}
+	slices.SortFunc(batch.OriginKeys, func(a, b *pb.OriginKey) int { return strings.Compare(a.GetOrigin(), b.GetOrigin()) })
+}
