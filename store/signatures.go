@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -65,14 +66,19 @@ func storeSignature(w *writeTx, rowid int64, sig []byte) error {
 
 // refuseUnverified quarantines an op the integrity check refused, without
 // consuming its slot: a forger must not be able to burn the genuine op's
-// slot. The same refusal again counts as a duplicate, so a peer offering
-// the same forged op on every round adds no rows.
+// slot. The same op refused again for the same reason counts as a
+// duplicate, so a peer offering the same forged op on every round adds no
+// rows.
 func (s *Store) refuseUnverified(w *writeTx, op Op, res *ApplyResult) error {
 	e, r := op.Event, op.Refusal
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode refused op %s: %w", e.ID, err)
+	}
 	var n int
 	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
-WHERE origin_replica = ? AND origin_seq = ? AND advanced = 0 AND reason = ? AND item_id = ? AND detail = ?`,
-		e.OriginReplica, e.OriginSeq, r.Reason, e.ID, r.Detail).Scan(&n); err != nil {
+WHERE origin_replica = ? AND origin_seq = ? AND advanced = 0 AND reason = ? AND item_id = ? AND detail = ? AND payload = ?`,
+		e.OriginReplica, e.OriginSeq, r.Reason, e.ID, r.Detail, string(payload)).Scan(&n); err != nil {
 		return fmt.Errorf("look up quarantine: %w", err)
 	}
 	if n > 0 {
