@@ -20,17 +20,39 @@ type compiled struct {
 	order  string
 	limit  int
 	prev   bool
+	// The same conditions as where, as values, for the tail cache.
+	eq       eventMatch
+	afterSeq int64
+}
+
+// eventMatch holds a filter's equality conditions ("" is absent) and its
+// created_at lower bound.
+type eventMatch struct {
+	stream, room, topic, typ, from, corr, status string
+	sinceCreatedAt                               string
+}
+
+// matches reports whether e meets every condition of m.
+func (m *eventMatch) matches(e *Event) bool {
+	return (m.stream == "" || e.Stream == m.stream) && (m.room == "" || e.Room == m.room) &&
+		(m.topic == "" || e.Topic == m.topic) && (m.typ == "" || e.Type == m.typ) &&
+		(m.from == "" || e.FromAgent == m.from) && (m.corr == "" || e.CorrelationID == m.corr) &&
+		(m.status == "" || e.Status == m.status) && (m.sinceCreatedAt == "" || e.CreatedAt >= m.sinceCreatedAt)
 }
 
 // compileFilter validates a filter with the Python rules, in the Python
 // order, and turns its equality filters into SQL.
 func compileFilter(f Filter) (*compiled, error) {
 	c := &compiled{prev: f.Preview}
-	eq := []struct{ v, field, col string }{
-		{f.Stream, "stream", "stream"}, {f.Room, "room", "room"}, {f.Topic, "topic", "topic"},
+	eq := []struct {
+		v, field, col string
+		dst           *string
+	}{
+		{f.Stream, "stream", "stream", &c.eq.stream}, {f.Room, "room", "room", &c.eq.room},
+		{f.Topic, "topic", "topic", &c.eq.topic},
 	}
 	for _, e := range eq {
-		if err := c.equal(e.v, e.field, e.col); err != nil {
+		if err := c.equal(e.v, e.field, e.col, e.dst); err != nil {
 			return nil, err
 		}
 	}
@@ -40,16 +62,20 @@ func compileFilter(f Filter) (*compiled, error) {
 			return nil, wrapRule(err)
 		}
 		c.add("type = ?", t)
+		c.eq.typ = t
 	}
 	to, err := rules.Routing(f.ToAgent, "to_agent", false)
 	if err != nil {
 		return nil, wrapRule(err)
 	}
 	c.to = to // matched by list: to_agent = to OR to_agent = '*
-	for _, e := range []struct{ v, field, col string }{
-		{f.Writer, "writer", "from_agent"}, {f.CorrelationID, "correlation_id", "correlation_id"},
+	for _, e := range []struct {
+		v, field, col string
+		dst           *string
+	}{
+		{f.Writer, "writer", "from_agent", &c.eq.from}, {f.CorrelationID, "correlation_id", "correlation_id", &c.eq.corr},
 	} {
-		if err := c.equal(e.v, e.field, e.col); err != nil {
+		if err := c.equal(e.v, e.field, e.col, e.dst); err != nil {
 			return nil, err
 		}
 	}
@@ -59,6 +85,7 @@ func compileFilter(f Filter) (*compiled, error) {
 	}
 	if status != "" {
 		c.add("status = ?", status)
+		c.eq.status = status
 	}
 	if c.since, err = rules.Routing(f.SinceEventID, "since_event_id", false); err != nil {
 		return nil, wrapRule(err)
@@ -72,9 +99,11 @@ func compileFilter(f Filter) (*compiled, error) {
 			return nil, wrapRule(err)
 		}
 		c.add("created_at >= ?", at)
+		c.eq.sinceCreatedAt = at
 	}
 	if f.AfterSeq > 0 {
 		c.add("rowid > ?", f.AfterSeq)
+		c.afterSeq = f.AfterSeq
 	}
 	c.limit = clampLimit(f.Limit)
 	if c.order, err = rules.Order(nilIfEmpty(f.Order)); err != nil {
@@ -99,13 +128,14 @@ func (c *compiled) add(cond string, arg any) {
 	c.args = append(c.args, arg)
 }
 
-func (c *compiled) equal(v, field, col string) error {
+func (c *compiled) equal(v, field, col string, dst *string) error {
 	clean, err := rules.Routing(v, field, false)
 	if err != nil {
 		return wrapRule(err)
 	}
 	if clean != "" {
 		c.add(col+" = ?", clean)
+		*dst = clean
 	}
 	return nil
 }

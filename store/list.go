@@ -20,6 +20,14 @@ func (s *Store) List(ctx context.Context, f Filter) (ListResult, error) {
 }
 
 func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
+	if evs, cursor, ok := s.tail.list(c); ok {
+		return ListResult{Events: previewed(c, evs), Cursor: cursor}, nil
+	}
+	return s.listSQL(ctx, c)
+}
+
+// listSQL answers a filter from the database.
+func (s *Store) listSQL(ctx context.Context, c *compiled) (ListResult, error) {
 	// The committed vector is read before the snapshot: anything it covers
 	// is in the snapshot, so a cursor built from it never skips an event.
 	before := s.VersionVector()
@@ -71,12 +79,17 @@ func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
 	if evs == nil {
 		evs = []Event{}
 	}
+	return ListResult{Events: previewed(c, evs), Cursor: cursor}, nil
+}
+
+// previewed cuts the bodies of a page in preview mode.
+func previewed(c *compiled, evs []Event) []Event {
 	if c.prev {
 		for i := range evs {
 			evs[i] = preview(evs[i])
 		}
 	}
-	return ListResult{Events: evs, Cursor: cursor}, nil
+	return evs
 }
 
 // pageQuery selects one page in rowid order. A to_agent filter (X or

@@ -47,6 +47,10 @@ type Config struct {
 	// Metrics is where the store registers its collectors; nil registers
 	// nothing.
 	Metrics prometheus.Registerer
+	// TailCacheBytes is the memory budget of the read cache of the log's
+	// newest events that List answers from; 0 means DefaultTailCacheBytes,
+	// a negative value disables the cache.
+	TailCacheBytes int64
 }
 
 // Store is one replica's copy of the log. It is safe for concurrent use.
@@ -62,6 +66,7 @@ type Store struct {
 	writer  *stmtConn  // that connection, with its statement cache
 	readDB  *sql.DB    // a pool of read connections
 	reads   *readStmts // statements cached on readDB
+	tail    *tailCache // the newest events, for List
 
 	writes chan *writeReq
 	stop   chan struct{}
@@ -93,6 +98,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256
 	}
+	if cfg.TailCacheBytes == 0 {
+		cfg.TailCacheBytes = DefaultTailCacheBytes
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -115,11 +123,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		writes:  make(chan *writeReq, cfg.MaxBatch),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
+		tail:    newTailCache(cfg.TailCacheBytes),
 	}
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.load(ctx); err != nil {
+	err := s.load(ctx)
+	if err == nil {
+		err = s.warmTail(ctx, s.mu.vv)
+	}
+	if err != nil {
 		s.writer.Close()
 		s.writeDB.Close()
 		s.readDB.Close()

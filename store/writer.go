@@ -212,6 +212,7 @@ func (s *Store) publish(w *writeTx) {
 	for origin, top := range w.touched {
 		s.mu.vv[origin] = top
 	}
+	s.tail.commit(w.ops, s.mu.vv) // before waking waiters: a woken List sees the commit
 	for _, op := range w.ops {
 		s.mu.writers.note(op.Event.FromAgent, op.Event.OriginReplica, stampMS(op.Event.HLC))
 	}
