@@ -65,6 +65,10 @@ type Config struct {
 	SyncFull bool
 	// ReplicaID overrides replica.json; "" reads or mints it.
 	ReplicaID string
+	// ReadCacheBytes is the memory budget of the store's cache of the
+	// log's newest events, which answers most lists; 0 means the store's
+	// default (64 MiB), a negative value turns the cache off.
+	ReadCacheBytes int64
 
 	// SSEMaxClients caps concurrent /logstream/stream clients; more get
 	// 503 with Retry-After: 5. Default 8; 0 refuses every stream.

@@ -154,10 +154,11 @@ func (n *Node) Start(ctx context.Context) (err error) {
 
 func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
 	st, err := store.Open(ctx, store.Config{
-		Dir:       n.cfg.DataDir,
-		ReplicaID: n.cfg.ReplicaID,
-		Wall:      n.wall,
-		SyncFull:  n.cfg.SyncFull,
+		Dir:            n.cfg.DataDir,
+		ReplicaID:      n.cfg.ReplicaID,
+		Wall:           n.wall,
+		SyncFull:       n.cfg.SyncFull,
+		TailCacheBytes: n.cfg.ReadCacheBytes,
 		// ReadOnly stays off in the store: a read-only node refuses writes
 		// at the MCP layer but still applies what replication brings, as
 		// the Python hub's puller does.

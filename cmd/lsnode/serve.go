@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/node"
+	"github.com/lsnode/lsnode/store"
 )
 
 // serveFlags are the flags of `lsnode serve`; each falls back to its
@@ -18,7 +19,7 @@ import (
 type serveFlags struct {
 	data, httpAddr, tokenFile, tlsCert, tlsKey, tlsCA, extraHosts, logLevel *string
 	readOnly, syncFull, allowInsecure                                       *bool
-	sseMaxClients                                                           *int
+	sseMaxClients, readCacheMB                                              *int
 	shutdownTimeout                                                         *time.Duration
 	cluster                                                                 *clusterFlags
 }
@@ -41,6 +42,8 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 			"allow a non-loopback bind without a token, behind a trusted fronting layer (env LSNODE_ALLOW_INSECURE_NO_TOKEN)"),
 		extraHosts: fs.String("extra-allowed-hosts", envOr("", "LSNODE_EXTRA_ALLOWED_HOSTS", "MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS"),
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
+		readCacheMB: fs.Int("read-cache-mb", intEnv(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
+			"MiB of the newest events kept decoded in memory to answer lists; 0 turns the cache off (env LSNODE_READ_CACHE_MB)"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs),
@@ -61,6 +64,16 @@ func sseMaxClientsEnv(def int) int {
 	return max(n, 0)
 }
 
+// intEnv reads an integer variable, falling back to def when it is unset
+// or unparsable.
+func intEnv(def int, names ...string) int {
+	n, err := strconv.Atoi(envOr("", names...))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
 // config turns the parsed flags into a node configuration.
 func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	token, err := resolveToken(*f.tokenFile)
@@ -72,6 +85,10 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
 	cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = *f.tlsCert, *f.tlsKey, *f.tlsCA
 	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
+	cfg.ReadCacheBytes = -1 // 0 MiB (or fewer): off
+	if *f.readCacheMB > 0 {
+		cfg.ReadCacheBytes = int64(*f.readCacheMB) << 20
+	}
 	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
 	f.cluster.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
