@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -157,28 +158,70 @@ func BenchmarkApplyBatch(b *testing.B) {
 	b.ReportMetric(float64(b.N)/applyTime.Seconds(), "events/s")
 }
 
-// BenchmarkList runs List(limit=50, to_agent=X) on the big log.
+// BenchmarkList runs List(limit=50, to_agent=X) on the big log, answered
+// by the read cache (cache=on, the default budget) and by SQL (cache=off).
 func BenchmarkList(b *testing.B) {
-	s := bigLog(b)
-	ctx := context.Background()
-	b.ResetTimer()
-	start := time.Now()
+	for _, tc := range []struct {
+		name   string
+		budget int64
+	}{{"cache=on", 0}, {"cache=off", -1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := bigLog(b, tc.budget)
+			ctx := context.Background()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				res, err := s.List(ctx, Filter{ToAgent: benchAgent(i), Limit: 50})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Events) != 50 {
+					b.Fatalf("%d events", len(res.Events))
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+		})
+	}
+}
+
+// BenchmarkTailCacheWarm opens the big log with the default read cache
+// budget; one op is one Open, which warms the cache from the file's
+// tail. It reports the cache's events, its accounted bytes and the heap
+// the open added (after a GC, with the store still open).
+func BenchmarkTailCacheWarm(b *testing.B) {
+	bigLog(b, -1).Close() // build the log first, outside the timing
+	dir := bigLogDir()
+	var st TailCacheStats
+	var heap uint64
 	for i := 0; i < b.N; i++ {
-		res, err := s.List(ctx, Filter{ToAgent: benchAgent(i), Limit: 50})
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Events) != 50 {
-			b.Fatalf("%d events", len(res.Events))
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		st, heap = s.TailCacheStats(), after.HeapAlloc-before.HeapAlloc
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
 		}
+		b.StartTimer()
 	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+	if !st.Ready {
+		b.Fatalf("cache not ready: %+v", st)
+	}
+	b.ReportMetric(float64(st.Events), "events")
+	b.ReportMetric(float64(st.Bytes)/(1<<20), "accounted-MiB")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
 }
 
 // BenchmarkOwed runs Owed(agent) (a page of 50) on the big log and
 // reports the 99th percentile latency.
 func BenchmarkOwed(b *testing.B) {
-	s := bigLog(b)
+	s := bigLog(b, 0)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -213,9 +256,18 @@ var bigLogOnce struct {
 	err     error
 }
 
-// bigLog opens the shared big log, building it at the first call of the
-// process. The dir lives for the process (TestMain removes it).
-func bigLog(b *testing.B) *Store {
+// bigLogDir is where the shared big log lives.
+func bigLogDir() string {
+	if bigLogOnce.keptDir != "" {
+		return bigLogOnce.keptDir
+	}
+	return bigLogOnce.dir
+}
+
+// bigLog opens the shared big log with a read cache budget (as
+// Config.TailCacheBytes), building it at the first call of the process.
+// The dir lives for the process (TestMain removes it).
+func bigLog(b *testing.B, cacheBytes int64) *Store {
 	b.Helper()
 	bigLogOnce.Do(func() {
 		bigLogOnce.n = benchEvents()
@@ -232,7 +284,7 @@ func bigLog(b *testing.B) *Store {
 			return
 		}
 		start := time.Now()
-		s, err := Open(context.Background(), Config{Dir: bigLogOnce.dir, ReplicaID: repD})
+		s, err := Open(context.Background(), Config{Dir: bigLogOnce.dir, ReplicaID: repD, TailCacheBytes: -1})
 		if err != nil {
 			bigLogOnce.err = err
 			return
@@ -256,11 +308,8 @@ func bigLog(b *testing.B) *Store {
 	if bigLogOnce.err != nil {
 		b.Fatal(bigLogOnce.err)
 	}
-	dir := bigLogOnce.dir
-	if bigLogOnce.keptDir != "" {
-		dir = bigLogOnce.keptDir
-	}
-	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD})
+	dir := bigLogDir()
+	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD, TailCacheBytes: cacheBytes})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,12 @@
 //   - HLC stamps are issued inside the writer, so hlc order and local
 //     origin_seq order agree.
 //
+// Reads: List answers from an in-memory cache of the log's newest events
+// (tailcache.go; fed by the writer at every commit, warmed from the file at
+// Open, bounded by Config.TailCacheBytes) only when it can prove the page
+// equals the SQL answer, and reads SQL otherwise.
+//
 // Lock order: Store.mu (in-memory version vector) is never held across a
-// database call; the writer goroutine is the only writer connection.
+// database call, then tailCache.mu; the writer goroutine is the only writer
+// connection.
 package store

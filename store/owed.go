@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -9,6 +11,10 @@ import (
 // Owed returns the events agent still owes a terminal reply to, oldest
 // first in HLC order (DESIGN.md §3). The answer depends only on the set of
 // ops held, so every converged replica gives the same one.
+//
+// The page's ids come from lsnode_owed alone; the events themselves, which
+// never change once stored, come from the read cache when it holds them
+// and are read by id otherwise.
 func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Event, error) {
 	a, err := rules.Routing(agent, "agent", true)
 	if err != nil {
@@ -18,20 +24,61 @@ func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Ev
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	query := `SELECT ` + prefixed("e.", eventColumns) + ` FROM lsnode_owed o JOIN events e ON e.id = o.event_id
-WHERE o.agent = ?`
+	query := `SELECT event_id FROM lsnode_owed WHERE agent = ?`
 	args := []any{a}
 	if st != "" {
-		query += ` AND o.stream = ?`
+		query += ` AND stream = ?`
 		args = append(args, st)
 	}
-	query += ` ORDER BY o.hlc, o.origin_replica, o.origin_seq LIMIT ?`
-	evs, err := queryEvents(ctx, s.reads.pool(), query, append(args, clampLimit(limit))...)
+	query += ` ORDER BY hlc, origin_replica, origin_seq LIMIT ?`
+	ids, err := queryStrings(ctx, s.reads.pool(), query, append(args, clampLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("owed page: %w", err)
+	}
+	return s.eventsByID(ctx, ids)
+}
+
+// eventsByID returns the events with the given ids, in that order; each
+// must be held.
+func (s *Store) eventsByID(ctx context.Context, ids []string) ([]Event, error) {
+	out := make([]Event, len(ids))
+	missing := s.tail.lookup(ids, out)
+	if len(missing) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(missing))
+	at := make(map[string]int, len(missing))
+	for i, idx := range missing {
+		args[i] = ids[idx]
+		at[ids[idx]] = idx
+	}
+	evs, err := queryEvents(ctx, s.reads.pool(), `SELECT `+eventColumns+` FROM events WHERE id IN (?`+
+		strings.Repeat(",?", len(args)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
-	if evs == nil {
-		evs = []Event{}
+	if len(evs) != len(missing) {
+		return nil, fmt.Errorf("owed page: %d of %d events not found", len(missing)-len(evs), len(missing))
 	}
-	return evs, nil
+	for _, e := range evs {
+		out[at[e.ID]] = e
+	}
+	return out, nil
+}
+
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }

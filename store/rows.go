@@ -27,16 +27,17 @@ func scanEvent(rows *sql.Rows) (Event, error) {
 	var e Event
 	var origin, hlcStamp, topic, to, corr, branch, base, status sql.NullString
 	var originSeq sql.NullInt64
-	var meta string
 	err := rows.Scan(&e.Seq, &e.ID, &origin, &originSeq, &hlcStamp, &e.Type, &e.Stream, &e.Room, &topic,
-		&e.FromAgent, &to, &corr, &branch, &base, &status, &e.Body, &e.CreatedAt, &meta)
+		&e.FromAgent, &to, &corr, &branch, &base, &status, &e.Body, &e.CreatedAt, (*[]byte)(&e.Metadata))
 	if err != nil {
 		return e, fmt.Errorf("scan event: %w", err)
 	}
 	e.OriginReplica, e.OriginSeq, e.HLC = origin.String, originSeq.Int64, hlcStamp.String
 	e.Topic, e.ToAgent, e.CorrelationID = topic.String, to.String, corr.String
 	e.Branch, e.BaseCommit, e.Status = branch.String, base.String, status.String
-	e.Metadata = []byte(meta)
+	if e.Metadata == nil {
+		e.Metadata = []byte{} // as []byte(""): an empty column reads as empty, not null
+	}
 	return e, nil
 }
 

@@ -256,3 +256,29 @@ func (s *Store) TailCacheStats() TailCacheStats {
 	defer t.mu.RUnlock()
 	return TailCacheStats{Events: len(t.ents) - t.head, Bytes: t.used, Budget: t.budget, Ready: t.ready}
 }
+
+// lookup fills out[i] with the cached event ids[i] and returns the
+// indexes of the ids it does not hold. Events never change once stored,
+// so a cached copy is the stored one whatever state the caller read ids
+// from.
+func (t *tailCache) lookup(ids []string, out []Event) (missing []int) {
+	if t == nil || t.budget <= 0 {
+		missing = make([]int, len(ids))
+		for i := range ids {
+			missing[i] = i
+		}
+		return missing
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for i, id := range ids {
+		p, ok := t.ids[id]
+		if !ok || !t.ready {
+			missing = append(missing, i)
+			continue
+		}
+		out[i] = t.entry(p).ev
+		out[i].Metadata = append([]byte{}, out[i].Metadata...)
+	}
+	return missing
+}

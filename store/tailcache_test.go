@@ -237,3 +237,70 @@ func randomFilter(rng *rand.Rand, s *Store, all []Event) Filter {
 	}
 	return f
 }
+
+// TestTailCache_GapUnreadies shows the cache refusing to guess: a
+// committed event that does not take the next local seq (an event reached
+// the log without passing the commit hook) leaves it unready, and List
+// reads SQL from then on.
+func TestTailCache_GapUnreadies(t *testing.T) {
+	s, _ := openTestStore(t)
+	e := mustAppend(t, s, note("a", "b"))
+	if st := s.TailCacheStats(); !st.Ready || st.Events != 1 {
+		t.Fatalf("after one append: %+v", st)
+	}
+	if _, _, ok := s.tail.list(mustCompile(t, Filter{ToAgent: "b"})); !ok {
+		t.Fatal("the cache did not answer a page it holds")
+	}
+	skipped := e
+	skipped.ID, skipped.Seq = "evt_20261130T120000_aaaaaaaaaaaa", e.Seq+2
+	s.mu.Lock()
+	s.tail.commit([]Op{{Event: skipped}}, s.mu.vv)
+	s.mu.Unlock()
+	if st := s.TailCacheStats(); st.Ready {
+		t.Fatalf("a commit with a seq gap left the cache ready: %+v", st)
+	}
+	if _, _, ok := s.tail.list(mustCompile(t, Filter{ToAgent: "b"})); ok {
+		t.Fatal("an unready cache answered")
+	}
+	res, err := s.List(context.Background(), Filter{ToAgent: "b"})
+	if err != nil || len(res.Events) != 1 || res.Events[0].ID != e.ID {
+		t.Fatalf("List after the gap = %v, %v; want the held event from SQL", res.Events, err)
+	}
+}
+
+// TestTailCache_BudgetBoundsWindow checks that eviction keeps the
+// accounted bytes within the budget and the indexes in step with the
+// window.
+func TestTailCache_BudgetBoundsWindow(t *testing.T) {
+	const budget = 10 * tailEntryOverhead
+	s := openCached(t, t.TempDir(), hlc.NewManualClock(testClockStart), budget)
+	for i := range 40 {
+		mustAppend(t, s, note("a", fmt.Sprintf("to%d", i%3)))
+		st := s.TailCacheStats()
+		if st.Bytes > budget || st.Events == 0 || !st.Ready {
+			t.Fatalf("after %d appends: %+v", i+1, st)
+		}
+	}
+	tc := s.tail
+	n := 0
+	for _, l := range tc.byTo {
+		for _, p := range l.live() {
+			if p < tc.first() || p >= tc.end() {
+				t.Fatalf("index position %d outside the window [%d, %d)", p, tc.first(), tc.end())
+			}
+			n++
+		}
+	}
+	if n != len(tc.ents)-tc.head || len(tc.ids) != n {
+		t.Fatalf("indexes hold %d positions and %d ids; the window %d events", n, len(tc.ids), len(tc.ents)-tc.head)
+	}
+}
+
+func mustCompile(t *testing.T, f Filter) *compiled {
+	t.Helper()
+	c, err := compileFilter(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
