@@ -186,12 +186,3 @@ func (s *Store) MissingArtifacts(ctx context.Context, ids []string) ([]string, e
 	}
 	return out, nil
 }
-
-// prefixed qualifies every column of a column list with a table alias.
-func prefixed(alias, columns string) string {
-	parts := strings.Split(columns, ",")
-	for i, p := range parts {
-		parts[i] = alias + strings.TrimSpace(p)
-	}
-	return strings.Join(parts, ", ")
-}
