@@ -107,11 +107,9 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		SupportedProtocolVersions: protocolVersions,
 	})
 	specs := map[string]*toolSpec{}
-	fast := &fastPath{handlers: map[string]mcp.ToolHandler{}, versions: protocolVersions}
 	for _, spec := range catalog() {
 		specs[spec.name] = spec
-		fast.handlers[spec.name] = tools.handler(spec)
-		server.AddTool(spec.tool(), fast.handlers[spec.name])
+		server.AddTool(spec.tool(), tools.handler(spec))
 	}
 	if opts.ReadOnly {
 		server.AddReceivingMiddleware(hideWriters(specs))
@@ -125,6 +123,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		// policy; the SDK's own loopback check would refuse a proxy's Host.
 		DisableLocalhostProtection: true,
 	})
+	fast := &fastPath{tools: tools, specs: specs, versions: protocolVersions}
 	return &mcpCompat{next: sdk, tools: specs, fast: fast, maxBody: opts.MaxRequestBytes}
 }
 

@@ -30,42 +30,24 @@ type callArgs struct {
 // null arguments are an empty object; the envelope check has already
 // refused anything else that is not an object.
 func parseArgs(raw json.RawMessage) (*callArgs, error) {
-	a := &callArgs{raw: map[string]json.RawMessage{}, vals: map[string]any{}}
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return a, nil
+		return &callArgs{raw: map[string]json.RawMessage{}, vals: map[string]any{}}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	members, err := objectMembers(raw)
+	if err != nil {
 		return nil, fmt.Errorf("arguments are not an object")
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("read argument name: %w", err)
+	a := &callArgs{raw: make(map[string]json.RawMessage, len(members)), vals: make(map[string]any, len(members))}
+	for _, m := range members {
+		if _, seen := a.raw[m.key]; !seen {
+			a.keys = append(a.keys, m.key)
 		}
-		key := tok.(string) // object keys are always strings
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, fmt.Errorf("read argument %q: %w", key, err)
-		}
-		if _, seen := a.raw[key]; !seen {
-			a.keys = append(a.keys, key)
-		}
-		a.raw[key] = value
-		if a.vals[key], err = decodeValue(value); err != nil {
-			return nil, fmt.Errorf("decode argument %q: %w", key, err)
+		a.raw[m.key] = m.value
+		if a.vals[m.key], err = jsonValue(m.value); err != nil {
+			return nil, fmt.Errorf("decode argument %q: %w", m.key, err)
 		}
 	}
 	return a, nil
-}
-
-// decodeValue decodes one JSON value keeping numbers as json.Number.
-func decodeValue(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
 }
 
 // has reports whether the client sent key (null included).

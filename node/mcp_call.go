@@ -48,18 +48,29 @@ func (f *failure) Error() string { return f.msg }
 
 func toolFailure(msg string) error { return &failure{msg: msg} }
 
-// handler adapts a tool to the SDK. It does the hub's argument handling,
-// runs the tool and records the call.
+// handler adapts a tool to the SDK: its result is the one text content.
 func (t *mcpTools) handler(spec *toolSpec) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := time.Now()
-		res, outcome, err := t.call(ctx, spec, req.Params.Arguments)
-		t.metrics.observe(spec.name, outcome, time.Since(start))
-		return res, err
+		text, err := t.run(ctx, spec, req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 	}
 }
 
-func (t *mcpTools) call(ctx context.Context, spec *toolSpec, raw json.RawMessage) (*mcp.CallToolResult, string, error) {
+// run is one tool call, whichever path it came by (the SDK server or the
+// fast path): the hub's argument handling, the tool, the call recorded.
+// It returns the text of the result's one text content, or the JSON-RPC
+// error.
+func (t *mcpTools) run(ctx context.Context, spec *toolSpec, raw json.RawMessage) ([]byte, error) {
+	start := time.Now()
+	text, outcome, err := t.call(ctx, spec, raw)
+	t.metrics.observe(spec.name, outcome, time.Since(start))
+	return text, err
+}
+
+func (t *mcpTools) call(ctx context.Context, spec *toolSpec, raw json.RawMessage) ([]byte, string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return nil, outcomeInvalid, invalidParams("Invalid params: 'name' must be a string and 'arguments' an object")
@@ -79,7 +90,7 @@ func (t *mcpTools) call(ctx context.Context, spec *toolSpec, raw json.RawMessage
 // text ({"success": false, "error": ...} for writers, {"error": ...} for
 // readers); a read-only store is the -32003 refusal; anything else is the
 // hub's -32000 "Internal tool error".
-func (t *mcpTools) settle(spec *toolSpec, payload any, err error) (*mcp.CallToolResult, string, error) {
+func (t *mcpTools) settle(spec *toolSpec, payload any, err error) ([]byte, string, error) {
 	var (
 		fail  *failure
 		rule  *rules.Error
@@ -107,12 +118,12 @@ func (t *mcpTools) settle(spec *toolSpec, payload any, err error) (*mcp.CallTool
 
 // text renders a payload as the one text content the hub returns: JSON as
 // Python's json.dumps(indent=2, ensure_ascii=False) writes it, no isError.
-func (t *mcpTools) text(spec *toolSpec, payload any, outcome string) (*mcp.CallToolResult, string, error) {
+func (t *mcpTools) text(spec *toolSpec, payload any, outcome string) ([]byte, string, error) {
 	body, err := pyjson.DumpsIndent(payload)
 	if err != nil {
 		return t.settle(spec, nil, err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, outcome, nil
+	return body, outcome, nil
 }
 
 func readOnlyRefusal(tool string) error {

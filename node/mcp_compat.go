@@ -59,11 +59,11 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return
 	}
-	env, forward, done := c.screen(w, body)
+	req, forward, done := c.screen(w, body)
 	if done {
 		return
 	}
-	if call, ok := c.fast.accept(r, env, body); ok {
+	if call, ok := c.fast.accept(r, req, body); ok {
 		c.fast.serve(w, r, call)
 		return
 	}
@@ -74,55 +74,76 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(w, r)
 }
 
-// screen answers what the hub answers differently from the SDK and returns
-// the request's members and the body to forward otherwise.
-func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (env map[string]json.RawMessage, forward []byte, done bool) {
-	if !utf8.Valid(body) || !json.Valid(body) {
-		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
-		return nil, nil, true
-	}
-	if !isObject(body) || json.Unmarshal(body, &env) != nil {
-		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
-		return nil, nil, true
-	}
-	id := env["id"]
-	if isNull(id) {
-		w.WriteHeader(http.StatusAccepted) // a notification: no response
-		return nil, nil, true
-	}
-	method, _ := decodeValue(env["method"])
-	switch method {
-	case "initialize":
-		return env, withDefaultVersion(env, body), false
-	case "ping", "tools/list":
-		return env, body, false
-	case "tools/call":
-		if code, msg := c.checkCall(env["params"]); code != 0 {
-			writeRPCError(w, http.StatusOK, id, code, msg)
-			return nil, nil, true
-		}
-		return env, body, false
-	}
-	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(method))
-	return nil, nil, true
+// rpcRequest is a request body the screen let through: its members, its
+// method, and a tools/call's params and tool name.
+type rpcRequest struct {
+	env    map[string]json.RawMessage
+	method any
+	params map[string]json.RawMessage
+	tool   string
 }
 
-// checkCall applies the hub's tools/call envelope checks in order; a zero
-// code means the call may go on.
-func (c *mcpCompat) checkCall(raw json.RawMessage) (int64, string) {
-	var params map[string]json.RawMessage
-	if !isObject(raw) || json.Unmarshal(raw, &params) != nil || params["name"] == nil {
-		return jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
+// screen answers what the hub answers differently from the SDK and returns
+// the request and the body to forward otherwise.
+func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, forward []byte, done bool) {
+	if !utf8.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return req, nil, true
 	}
-	name, _ := decodeValue(params["name"])
+	members, err := objectMembers(body)
+	switch {
+	case err != nil && !json.Valid(body):
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return req, nil, true
+	case err != nil:
+		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
+		return req, nil, true
+	}
+	req.env = membersMap(members)
+	id := req.env["id"]
+	if isNull(id) {
+		w.WriteHeader(http.StatusAccepted) // a notification: no response
+		return req, nil, true
+	}
+	req.method, _ = jsonValue(req.env["method"])
+	switch req.method {
+	case "initialize":
+		return req, withDefaultVersion(req.env, body), false
+	case "ping", "tools/list":
+		return req, body, false
+	case "tools/call":
+		var code int64
+		var msg string
+		if req.params, req.tool, code, msg = c.checkCall(req.env["params"]); code != 0 {
+			writeRPCError(w, http.StatusOK, id, code, msg)
+			return req, nil, true
+		}
+		return req, body, false
+	}
+	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(req.method))
+	return req, nil, true
+}
+
+// checkCall applies the hub's tools/call envelope checks in order and
+// returns the params' members and the tool; a non-zero code refuses the
+// call.
+func (c *mcpCompat) checkCall(raw json.RawMessage) (params map[string]json.RawMessage, tool string, code int64, msg string) {
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
+	}
+	if params = membersMap(members); params["name"] == nil {
+		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
+	}
+	name, _ := jsonValue(params["name"])
 	tool, isString := name.(string)
 	if args := params["arguments"]; !isString || (args != nil && !isNull(args) && !isObject(args)) {
-		return jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
+		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
 	}
 	if c.tools[tool] == nil {
-		return jsonrpc.CodeMethodNotFound, "Unknown tool: " + tool
+		return nil, "", jsonrpc.CodeMethodNotFound, "Unknown tool: " + tool
 	}
-	return 0, ""
+	return params, tool, 0, ""
 }
 
 // unknownMethod is the hub's text, which names the type of a method that

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // sdkMaxDepth is the deepest JSON nesting the SDK's decoder accepts in a
@@ -24,10 +23,11 @@ const maxExactID = 1 << 53
 // fastPath answers the requests nearly every client sends - one tools/call,
 // or a ping - without the SDK's per-request machinery (a JSON-RPC
 // connection and server session per POST, a second decode of the body).
-// It runs the same tool handlers the SDK server runs, on a context with
-// the same values (the auth middleware's included) and no cancellation,
-// and writes the status, headers and bytes the SDK path writes: the
-// response is encoded by the SDK's own jsonrpc.EncodeMessage.
+// It runs the tools as the SDK server's handlers do (mcpTools.run), on a
+// context with the same values (the auth middleware's included) and no
+// cancellation, and writes the status, headers and bytes the SDK path
+// writes: the JSON-RPC frame is the SDK's own jsonrpc.EncodeMessage, and
+// the result inside it is the SDK's one-text-content encoding.
 // TestMCPFastPathMatchesSDK holds the two paths to the same bytes.
 //
 // A request goes to the SDK instead when anything about it could make the
@@ -38,8 +38,9 @@ const maxExactID = 1 << 53
 // SDK would alter (a fraction, an exponent, beyond 2^53) or a string id
 // with escapes, or a body nested deeper than the SDK's decoder allows.
 type fastPath struct {
-	handlers map[string]mcp.ToolHandler // the handlers registered on the SDK server
-	versions []string                   // the protocol versions the server negotiates
+	tools    *mcpTools
+	specs    map[string]*toolSpec
+	versions []string // the protocol versions the server negotiates
 }
 
 // fastCall is one request the fast path answers.
@@ -50,9 +51,9 @@ type fastCall struct {
 	args json.RawMessage
 }
 
-// accept reports whether the fast path answers the request, whose body
-// the compatibility screen has parsed into env.
-func (f *fastPath) accept(r *http.Request, env map[string]json.RawMessage, body []byte) (fastCall, bool) {
+// accept reports whether the fast path answers the request, which the
+// compatibility screen has let through.
+func (f *fastPath) accept(r *http.Request, req rpcRequest, body []byte) (fastCall, bool) {
 	if f == nil {
 		return fastCall{}, false
 	}
@@ -66,26 +67,18 @@ func (f *fastPath) accept(r *http.Request, env map[string]json.RawMessage, body 
 	if bytes.Count(body, []byte("{"))+bytes.Count(body, []byte("[")) > sdkMaxDepth {
 		return fastCall{}, false
 	}
-	if !onlyKeys(env, "jsonrpc", "id", "method", "params") || !isString(env["jsonrpc"], "2.0") {
+	if !onlyKeys(req.env, "jsonrpc", "id", "method", "params") || !isString(req.env["jsonrpc"], "2.0") {
 		return fastCall{}, false
 	}
-	id, ok := exactID(env["id"])
+	id, ok := exactID(req.env["id"])
 	if !ok {
 		return fastCall{}, false
 	}
 	switch {
-	case isString(env["method"], "ping") && env["params"] == nil:
+	case req.method == "ping" && req.env["params"] == nil:
 		return fastCall{id: id, ping: true}, true
-	case isString(env["method"], "tools/call"):
-		var params map[string]json.RawMessage
-		if json.Unmarshal(env["params"], &params) != nil || !onlyKeys(params, "name", "arguments") {
-			return fastCall{}, false
-		}
-		var tool string
-		if json.Unmarshal(params["name"], &tool) != nil || f.handlers[tool] == nil {
-			return fastCall{}, false
-		}
-		return fastCall{id: id, tool: tool, args: params["arguments"]}, true
+	case req.method == "tools/call" && onlyKeys(req.params, "name", "arguments") && f.specs[req.tool] != nil:
+		return fastCall{id: id, tool: req.tool, args: req.params["arguments"]}, true
 	}
 	return fastCall{}, false
 }
@@ -93,24 +86,23 @@ func (f *fastPath) accept(r *http.Request, env map[string]json.RawMessage, body 
 // serve runs the call and writes the answer as the SDK's stateless JSON
 // response does.
 func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, call fastCall) {
-	resp := &jsonrpc.Response{ID: call.id, Result: json.RawMessage("{}")}
-	if !call.ping {
+	var (
+		data []byte
+		err  error
+	)
+	if call.ping {
+		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: call.id, Result: json.RawMessage("{}")})
+	} else {
 		// The SDK hands tool handlers the request's values without its
 		// cancellation; withCaller keeps the cancellation for event_wait.
 		ctx := context.WithoutCancel(withCaller(r.Context()))
-		req := &mcp.CallToolRequest{
-			Params: &mcp.CallToolParamsRaw{Name: call.tool, Arguments: call.args},
-			Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
-		}
-		res, err := f.handlers[call.tool](ctx, req)
-		if err != nil {
-			resp.Result, resp.Error = nil, err
-		} else if resp.Result, err = marshalResult(res); err != nil {
-			writeRPCError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "Internal error")
-			return
+		text, toolErr := f.tools.run(ctx, f.specs[call.tool], call.args)
+		if toolErr != nil {
+			data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: call.id, Error: toolErr})
+		} else {
+			data, err = textResponse(call.id, text)
 		}
 	}
-	data, err := jsonrpc.EncodeMessage(resp)
 	if err != nil {
 		writeRPCError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "Internal error")
 		return
@@ -121,16 +113,32 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, call fastCall) 
 	_, _ = w.Write(data)
 }
 
-// marshalResult encodes a tool result as the SDK does before framing it:
-// encoding/json without HTML escaping, no trailing newline.
-func marshalResult(res *mcp.CallToolResult) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
+// textResponse is the JSON-RPC response carrying a result of one text
+// content, as the SDK writes it: mcp.CallToolResult and mcp.TextContent
+// marshal with encoding/json's defaults (HTML characters escaped) into
+// {"content":[{"type":"text","text":...}]}, and the frame around it is
+// EncodeMessage's, result last. The result is spliced into the frame
+// rather than passed through EncodeMessage, which would copy and
+// re-validate the whole text (tens of kilobytes for a page of events)
+// only to leave compact JSON as it is.
+func textResponse(id jsonrpc.ID, text []byte) ([]byte, error) {
+	quoted, err := json.Marshal(string(text))
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	frame, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
+	if err != nil {
+		return nil, err
+	}
+	head, ok := bytes.CutSuffix(frame, []byte(`"result":0}`))
+	if !ok {
+		return nil, fmt.Errorf("unexpected JSON-RPC frame %s", frame)
+	}
+	out := make([]byte, 0, len(frame)+len(quoted)+40)
+	out = append(out, head...)
+	out = append(out, `"result":{"content":[{"type":"text","text":`...)
+	out = append(out, quoted...)
+	return append(out, "}]}}"...), nil
 }
 
 // exactID is a request id the SDK echoes unchanged: a string without
@@ -166,6 +174,6 @@ func onlyKeys(m map[string]json.RawMessage, keys ...string) bool {
 
 // isString reports whether raw is the JSON string want.
 func isString(raw json.RawMessage, want string) bool {
-	var s string
-	return json.Unmarshal(raw, &s) == nil && s == want
+	s, err := jsonValue(raw)
+	return err == nil && s == want
 }
