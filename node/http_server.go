@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // Server timeouts that are not configurable.
@@ -37,6 +38,8 @@ type surface struct {
 	mcp     http.Handler
 	// replication reports the replication sessions (nil: none).
 	replication func() []readyPeer
+	// origins reports per-origin catch-up progress (nil: no replication).
+	origins func() []lssync.OriginLag
 	// drain is cancelled when shutdown begins: streams and long polls end.
 	drain context.Context
 

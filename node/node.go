@@ -130,6 +130,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.surface.replication = n.cluster.replicationPeers
+	n.surface.origins = n.cluster.originLags
 	if err := n.startHTTPPull(ctx); err != nil {
 		if n.cluster != nil {
 			n.cluster.stop(n)

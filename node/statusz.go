@@ -22,6 +22,10 @@ func (s *surface) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	catchUp := []any{}
+	if s.origins != nil {
+		catchUp = catchUpPayload(s.origins())
+	}
 	now := s.wall.Now()
 	uptime := math.Round(now.Sub(s.started).Seconds()*1000) / 1000
 	writeJSON(w, http.StatusOK, pyjson.Object{
@@ -58,6 +62,7 @@ func (s *surface) handleStatusz(w http.ResponseWriter, r *http.Request) {
 			{Key: "disk_bytes", Value: st.DiskBytes},
 		}},
 		{Key: "version_vector", Value: s.store.VersionVector()},
+		{Key: "catch_up", Value: catchUp},
 		{Key: "sse", Value: pyjson.Object{
 			{Key: "clients", Value: s.sse.active()},
 			{Key: "max_clients", Value: s.cfg.SSEMaxClients},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 func TestHealthz(t *testing.T) {
@@ -40,6 +41,9 @@ func TestStatusz(t *testing.T) {
 	}
 	if vv := m["version_vector"].(map[string]any); vv[n.Store().ReplicaID()] != float64(1) {
 		t.Fatalf("version_vector %v", vv)
+	}
+	if cu, ok := m["catch_up"].([]any); !ok || len(cu) != 0 {
+		t.Fatalf("catch_up without replication: %v", m["catch_up"])
 	}
 	if sse := m["sse"].(map[string]any); sse["max_clients"] != float64(3) || sse["clients"] != float64(0) {
 		t.Fatalf("sse %v", sse)
@@ -163,5 +167,21 @@ func TestPyInt(t *testing.T) {
 		if _, err := pyInt(in); err == nil {
 			t.Errorf("pyInt(%q) accepted", in)
 		}
+	}
+}
+
+func TestStatusz_CatchUp(t *testing.T) {
+	n := htStart(t, func(*Config) {})
+	n.surface.origins = func() []lssync.OriginLag {
+		return []lssync.OriginLag{{Origin: "rep_b", Held: 250, Target: 1000, Seconds: 1.23456, Rate: 99.6}}
+	}
+	rows := htJSON(t, htGet(t, n, "/statusz", ""))["catch_up"].([]any)
+	if len(rows) != 1 {
+		t.Fatalf("catch_up %v", rows)
+	}
+	want := map[string]any{"origin": "rep_b", "held": 250.0, "target": 1000.0, "behind_ops": 750.0,
+		"behind_seconds": 1.235, "ops_per_second": 100.0}
+	if got := rows[0].(map[string]any); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("catch_up row %v, want %v", got, want)
 	}
 }

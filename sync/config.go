@@ -66,6 +66,9 @@ type Config struct {
 	// between attempts to (re)connect a peer. Defaults 100ms and 10s.
 	DialBackoffMin time.Duration
 	DialBackoffMax time.Duration
+	// ProgressInterval is how often a lagging origin's catch-up is logged
+	// (origin, held and target seq, rate). Default 5s.
+	ProgressInterval time.Duration
 	// Logger receives session events; nil discards them.
 	Logger *slog.Logger
 	// Wall is the wall clock used to measure peer clock offsets and time
@@ -86,21 +89,22 @@ type Config struct {
 // DefaultConfig returns the defaults for clusterID.
 func DefaultConfig(clusterID string) Config {
 	return Config{
-		ClusterID:       clusterID,
-		MaxClockOffset:  500 * time.Millisecond,
-		SyncInterval:    2 * time.Second,
-		TickInterval:    100 * time.Millisecond,
-		RoundTimeout:    10 * time.Second,
-		BatchOps:        500,
-		BatchBytes:      1 << 20,
-		PullWindow:      4,
-		OutboxBytes:     16 << 20,
-		StallTimeout:    30 * time.Second,
-		LocalQueue:      256,
-		InboxFrames:     16,
-		MaxMessageBytes: 64 << 20,
-		DialBackoffMin:  100 * time.Millisecond,
-		DialBackoffMax:  10 * time.Second,
+		ClusterID:        clusterID,
+		MaxClockOffset:   500 * time.Millisecond,
+		SyncInterval:     2 * time.Second,
+		TickInterval:     100 * time.Millisecond,
+		RoundTimeout:     10 * time.Second,
+		BatchOps:         500,
+		BatchBytes:       1 << 20,
+		PullWindow:       4,
+		OutboxBytes:      16 << 20,
+		StallTimeout:     30 * time.Second,
+		LocalQueue:       256,
+		InboxFrames:      16,
+		MaxMessageBytes:  64 << 20,
+		DialBackoffMin:   100 * time.Millisecond,
+		DialBackoffMax:   10 * time.Second,
+		ProgressInterval: 5 * time.Second,
 	}
 }
 
@@ -110,7 +114,7 @@ func (c Config) Validate() error {
 	case c.ClusterID == "":
 		return fmt.Errorf("%w: ClusterID is required", ErrInvalidConfig)
 	case c.MaxClockOffset <= 0, c.SyncInterval <= 0, c.TickInterval <= 0,
-		c.RoundTimeout <= 0, c.StallTimeout <= 0:
+		c.RoundTimeout <= 0, c.StallTimeout <= 0, c.ProgressInterval <= 0:
 		return fmt.Errorf("%w: durations must be positive", ErrInvalidConfig)
 	case c.DialBackoffMin <= 0 || c.DialBackoffMax < c.DialBackoffMin:
 		return fmt.Errorf("%w: need 0 < DialBackoffMin <= DialBackoffMax", ErrInvalidConfig)

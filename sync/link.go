@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
@@ -72,7 +73,9 @@ type LinkStatus struct {
 	LagOps        int64     // ops the peer holds that this node lacks, from vectors
 	// BehindMS is the origin HLC wall time (ms) of the oldest op in the
 	// latest batch from the peer that stored ops; 0 until one did.
-	BehindMS    int64
+	BehindMS int64
+	// PeerHas is a copy of what the peer is known to hold, per origin.
+	PeerHas     map[string]int64
 	ClockOffset time.Duration
 	RTT         time.Duration
 	OffsetKnown bool
@@ -183,6 +186,7 @@ func (l *Link) Status(local map[string]int64) LinkStatus {
 		LastSync:      l.lastSync,
 		LagOps:        lagOps(local, l.peerHas),
 		BehindMS:      l.behindMS,
+		PeerHas:       maps.Clone(l.peerHas),
 		ClockOffset:   l.clock.offset,
 		RTT:           l.clock.rtt,
 		OffsetKnown:   l.clock.known,

@@ -9,7 +9,9 @@ import (
 
 // metrics holds the replication collectors of one Replicator. A nil
 // *metrics records nothing, so the core runs without a registry in tests.
-// The peer label is a replica id: bounded by the size of the cluster.
+// The peer and origin labels are replica ids: bounded by the number of
+// replicas that ever wrote to or joined the mesh (origins are never
+// forgotten: a vector holds every origin for good).
 type metrics struct {
 	rounds      *prometheus.CounterVec // result: match, mismatch
 	ops         *prometheus.CounterVec // path: pull, push; result: applied, duplicate, quarantined, deferred
@@ -21,6 +23,8 @@ type metrics struct {
 	skewed      *prometheus.GaugeVec // peer
 	lag         *prometheus.GaugeVec // peer
 	lagSeconds  *prometheus.GaugeVec // peer
+	originOps   *prometheus.GaugeVec // origin
+	originSecs  *prometheus.GaugeVec // origin
 }
 
 // newMetrics registers the collectors on reg; nil reg means no metrics.
@@ -70,6 +74,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "lsnode_sync_peer_lag_seconds",
 			Help: "How far behind a peer this node is in time: 0 when caught up, else the age of the oldest op in the latest batch that stored ops.",
 		}, []string{"peer"}),
+		originOps: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_origin_lag_ops",
+			Help: "Ops of an origin that some gRPC peer is known to hold and this node does not.",
+		}, []string{"origin"}),
+		originSecs: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lsnode_sync_origin_lag_seconds",
+			Help: "How far behind this node's copy of an origin is in time: 0 when caught up, else now minus the later of the newest held op's origin time and when the gap was seen.",
+		}, []string{"origin"}),
 	}
 }
 
@@ -144,4 +156,11 @@ func (m *metrics) forget(peer string) {
 	m.skewed.DeleteLabelValues(peer)
 	m.lag.DeleteLabelValues(peer)
 	m.lagSeconds.DeleteLabelValues(peer)
+}
+
+func (m *metrics) originLag(origin string, ops int64, seconds float64) {
+	if m != nil {
+		m.originOps.WithLabelValues(origin).Set(float64(ops))
+		m.originSecs.WithLabelValues(origin).Set(seconds)
+	}
 }

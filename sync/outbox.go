@@ -73,6 +73,13 @@ func (o *outbox) take() (f *pb.Frame, size int, ok bool) {
 	return s.f, s.size, true
 }
 
+// queued is the size of the frames waiting.
+func (o *outbox) queued() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.mu.bytes
+}
+
 // sent records a completed send.
 func (o *outbox) sent(now time.Time) {
 	o.mu.Lock()

@@ -27,6 +27,7 @@ type Replicator struct {
 	log    Log
 	wall   hlc.WallClock
 	m      *metrics
+	lag    *originLag
 	logger *slog.Logger
 
 	ctx    context.Context
@@ -54,6 +55,8 @@ func NewReplicator(cfg Config, log Log) (*Replicator, error) {
 	if r.wall == nil {
 		r.wall = hlc.SystemClock{}
 	}
+	r.lag = newOriginLag(r.m, r.logger, cfg.ProgressInterval)
+	r.registerPushGauges(cfg.Metrics)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.mu.peers = map[string]*outPeer{}
 	r.mu.sessions = map[*session]struct{}{}
@@ -181,6 +184,22 @@ func (p *outPeer) status(now time.Time) PeerStatus {
 	return ps
 }
 
+// Origins returns the catch-up progress of every origin some peer has
+// told this node about, sorted by origin.
+func (r *Replicator) Origins() []OriginLag { return r.lag.rows() }
+
+// refreshOriginLag recomputes the per-origin lag from every session's
+// latest status and this node's vector.
+func (r *Replicator) refreshOriginLag(local map[string]int64) {
+	known := map[string]int64{}
+	r.eachSession(func(s *session) {
+		if st := s.status.Load(); st.Ready {
+			raiseMap(known, st.PeerHas)
+		}
+	})
+	r.lag.update(r.wall.Now(), r.log.ReplicaID(), local, known)
+}
+
 // serveInbound runs an accepted session until it ends.
 func (r *Replicator) serveInbound(ctx context.Context, addr string, stream frameStream) error {
 	r.mu.Lock()
@@ -234,6 +253,7 @@ func (r *Replicator) fanOut(sub Subscription) {
 				r.eachSession((*session).markLagged)
 				continue
 			}
+			r.lag.committed(ops)
 			r.eachSession(func(s *session) { s.offer(ops) })
 		}
 	}

@@ -138,11 +138,13 @@ func (s *session) tick() ([]*pb.Frame, error) {
 
 // refresh publishes the link's status for Peers and the lag metric.
 func (s *session) refresh() {
-	st := s.link.Status(s.r.log.VersionVector())
+	local := s.r.log.VersionVector()
+	st := s.link.Status(local)
 	s.status.Store(&st)
 	if st.Ready {
 		secs, known := lagSeconds(st, s.r.wall.Now())
 		s.r.m.peerLag(st.PeerReplicaID, st.LagOps, secs, known)
+		s.r.refreshOriginLag(local)
 	}
 }
 

@@ -35,7 +35,15 @@ type statusz struct {
 		DiskBytes   int64 `json:"disk_bytes"`
 	} `json:"log"`
 	VersionVector map[string]int64 `json:"version_vector"`
-	SSE           struct {
+	CatchUp       []struct {
+		Origin        string  `json:"origin"`
+		Held          int64   `json:"held"`
+		Target        int64   `json:"target"`
+		BehindOps     int64   `json:"behind_ops"`
+		BehindSeconds float64 `json:"behind_seconds"`
+		OpsPerSecond  float64 `json:"ops_per_second"`
+	} `json:"catch_up"`
+	SSE struct {
 		Clients    int `json:"clients"`
 		MaxClients int `json:"max_clients"`
 	} `json:"sse"`
@@ -99,6 +107,28 @@ func printStatus(w io.Writer, base string, s statusz) error {
 			self = "  (self)"
 		}
 		fmt.Fprintf(tw, "%s\t%d%s\n", o, s.VersionVector[o], self)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printCatchUp(w, s)
+}
+
+// printCatchUp lists the origins this node is still catching up on (held
+// short of what a peer holds), with progress and rate; nothing when none.
+func printCatchUp(w io.Writer, s statusz) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	header := false
+	for _, c := range s.CatchUp {
+		if c.BehindOps == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nCATCHING UP\tHELD\tTARGET\tDONE\tBEHIND\tRATE")
+			header = true
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\t%d ops, %.1f s\t%.0f ops/s\n", c.Origin, c.Held, c.Target,
+			100*float64(c.Held)/float64(max(c.Target, 1)), c.BehindOps, c.BehindSeconds, c.OpsPerSecond)
 	}
 	return tw.Flush()
 }

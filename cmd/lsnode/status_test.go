@@ -1,0 +1,38 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestPrintStatus_CatchUp(t *testing.T) {
+	var s statusz
+	raw := `{"replica_id":"rep_a","version_vector":{"rep_a":3,"rep_b":250,"rep_c":9},
+		"catch_up":[{"origin":"rep_b","held":250,"target":1000,"behind_ops":750,"behind_seconds":1.5,"ops_per_second":120},
+		{"origin":"rep_c","held":9,"target":9,"behind_ops":0,"behind_seconds":0,"ops_per_second":0}]}`
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := printStatus(&out, "http://n1", s); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "CATCHING UP") || !strings.Contains(text, "25.0%") ||
+		!strings.Contains(text, "750 ops, 1.5 s") || !strings.Contains(text, "120 ops/s") {
+		t.Fatalf("no catch-up progress for rep_b:\n%s", text)
+	}
+	if strings.Contains(text[strings.Index(text, "CATCHING UP"):], "rep_c") {
+		t.Fatalf("caught-up origin rep_c listed as catching up:\n%s", text)
+	}
+
+	s.CatchUp = s.CatchUp[1:]
+	out.Reset()
+	if err := printStatus(&out, "http://n1", s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "CATCHING UP") {
+		t.Fatalf("catch-up section with nothing behind:\n%s", out.String())
+	}
+}
