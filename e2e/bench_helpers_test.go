@@ -369,4 +369,3 @@ func loadAverage() string {
 	f := strings.Fields(string(b))
 	return strings.Join(f[:3], " ")
 }
-
