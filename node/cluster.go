@@ -41,6 +41,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	c := &cluster{self: n.store.ReplicaID()}
 	scfg := lssync.DefaultConfig(n.cfg.ClusterID)
 	scfg.MaxClockOffset, scfg.Logger, scfg.Wall, scfg.Metrics = n.cfg.MaxClockOffset, n.log, n.wall, n.reg
+	scfg.Integrity = n.integrity
 	serverOpts, err := n.replicationTLS(&scfg)
 	if err != nil {
 		return err

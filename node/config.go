@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // Defaults of the Config fields (DefaultConfig).
@@ -128,6 +129,11 @@ type Config struct {
 	HTTPSyncInterval time.Duration
 	// Readiness holds the default thresholds of /readyz.
 	Readiness ReadyThresholds
+	// UnsignedOrigins is the policy for ops of origins that do not sign
+	// them (Python hubs, older nodes) and have no pinned key: "accept"
+	// (also "") or "refuse" (quarantined without consuming their slots).
+	// Ops of an origin whose key is pinned are always refused unsigned.
+	UnsignedOrigins string
 
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string
@@ -212,6 +218,11 @@ func (c Config) Validate() error {
 		return errors.New("--join needs --gossip")
 	case c.RejoinInterval < 0:
 		return errors.New("--rejoin-interval must not be negative")
+	}
+	if c.UnsignedOrigins != "" {
+		if _, err := lssync.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
+			return fmt.Errorf("--unsigned-origins: want accept or refuse, got %q", c.UnsignedOrigins)
+		}
 	}
 	return nil
 }

@@ -40,6 +40,8 @@ type surface struct {
 	replication func() []readyPeer
 	// origins reports per-origin catch-up progress (nil: no replication).
 	origins func() []lssync.OriginLag
+	// integrity is the node's origin integrity, shown by /statusz.
+	integrity *lssync.Integrity
 	// drain is cancelled when shutdown begins: streams and long polls end.
 	drain context.Context
 

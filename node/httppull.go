@@ -21,6 +21,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	cfg.Interval = n.cfg.HTTPSyncInterval
 	cfg.Timeout = lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout)
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
+	cfg.Integrity = n.integrity
 	p, err := lssync.NewHTTPPuller(cfg, n.store)
 	if err != nil {
 		return fmt.Errorf("http pull: %w", err)

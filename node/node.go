@@ -59,6 +59,10 @@ type Node struct {
 	ln       net.Listener
 	url      string
 
+	// integrity signs this node's ops and verifies its peers' (set by
+	// Start; integrity.go).
+	integrity *lssync.Integrity
+
 	// drain is cancelled when shutdown begins: streams and long polls
 	// end, in-flight requests finish.
 	drain       context.Context
@@ -122,6 +126,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 			n.store.Close()
 		}
 	}()
+	if n.integrity, err = n.openIntegrity(ctx); err != nil {
+		return err
+	}
 	if err := n.listen(tlsCfg); err != nil {
 		return err
 	}
@@ -199,7 +206,7 @@ func (n *Node) newSurface(host string, port int, scheme string) *surface {
 	m := newHTTPMetrics(n.reg)
 	name, _ := os.Hostname()
 	return &surface{
-		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall,
+		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall, integrity: n.integrity,
 		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port), stats: newRequestStats(),
 		sse:    &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
 		roster: n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,

@@ -63,6 +63,7 @@ func (s *surface) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		}},
 		{Key: "version_vector", Value: s.store.VersionVector()},
 		{Key: "catch_up", Value: catchUp},
+		{Key: "integrity", Value: integrityStatus(s.integrity)},
 		{Key: "sse", Value: pyjson.Object{
 			{Key: "clients", Value: s.sse.active()},
 			{Key: "max_clients", Value: s.cfg.SSEMaxClients},

@@ -18,6 +18,7 @@ type clusterFlags struct {
 	maxClockOffset, testClockOffset, httpSyncInterval                          *time.Duration
 	readyMaxLagOps, readyMaxQuarantined, readyMinAlivePeers                    *int64
 	rejoinInterval                                                             *time.Duration
+	unsignedOrigins                                                            *string
 }
 
 func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
@@ -41,6 +42,8 @@ func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
 		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
 		readyMinAlivePeers:  fs.Int64("ready-min-alive-peers", def.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
 	}
+	f.unsignedOrigins = fs.String("unsigned-origins", envOr("accept", "LSNODE_UNSIGNED_ORIGINS"),
+		"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)")
 	f.rejoinInterval = fs.Duration("rejoin-interval", envDuration(0, "LSNODE_REJOIN_INTERVAL"),
 		"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)")
 	for _, p := range splitList(envOr("", "LSNODE_PEERS")) {
@@ -57,6 +60,7 @@ func (f *clusterFlags) apply(cfg *node.Config) {
 	cfg.RejoinInterval = *f.rejoinInterval
 	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
 	cfg.HTTPSyncInterval = *f.httpSyncInterval
+	cfg.UnsignedOrigins = *f.unsignedOrigins
 	cfg.Readiness = node.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
 	if *f.testClockOffset != 0 {

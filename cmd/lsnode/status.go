@@ -47,6 +47,13 @@ type statusz struct {
 		Clients    int `json:"clients"`
 		MaxClients int `json:"max_clients"`
 	} `json:"sse"`
+	Integrity *struct {
+		Fingerprint     string `json:"key_fingerprint"`
+		UnsignedOrigins string `json:"unsigned_origins"`
+		Verified        int64  `json:"ops_verified"`
+		Refused         int64  `json:"ops_refused"`
+		KeyConflicts    int64  `json:"key_conflicts"`
+	} `json:"integrity"`
 }
 
 // runStatus prints a node's health: identity, counts, version vector.
@@ -76,7 +83,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func printStatus(w io.Writer, base string, s statusz) error {
 	l := s.Log
-	err := printKV(w, [][2]string{
+	rows := [][2]string{
 		{"node", base},
 		{"replica", s.ReplicaID},
 		{"version", s.Server.Version},
@@ -89,8 +96,13 @@ func printStatus(w io.Writer, base string, s statusz) error {
 		{"disk", fmt.Sprintf("%.1f MiB", float64(l.DiskBytes)/(1<<20))},
 		{"sse clients", fmt.Sprintf("%d of %d", s.SSE.Clients, s.SSE.MaxClients)},
 		{"requests", requestsLine(s.Requests.Total, s.Requests.ByStatus)},
-	})
-	if err != nil {
+	}
+	if in := s.Integrity; in != nil {
+		rows = append(rows, [2]string{"node key", in.Fingerprint}, [2]string{"signatures",
+			fmt.Sprintf("%d verified, %d refused, %d key conflicts; unsigned origins: %s",
+				in.Verified, in.Refused, in.KeyConflicts, in.UnsignedOrigins)})
+	}
+	if err := printKV(w, rows); err != nil {
 		return err
 	}
 	origins := make([]string, 0, len(s.VersionVector))

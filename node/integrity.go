@@ -1,0 +1,57 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/lsnode/lsnode/opsig"
+	"github.com/lsnode/lsnode/store/pyjson"
+	lssync "github.com/lsnode/lsnode/sync"
+)
+
+// openIntegrity loads (or mints on first start) <data dir>/node.key and
+// returns the node's origin integrity: its ops signed when served, its
+// peers' verified against the keys pinned on first use, unsigned origins
+// handled by Config.UnsignedOrigins.
+func (n *Node) openIntegrity(ctx context.Context) (*lssync.Integrity, error) {
+	policy := lssync.UnsignedAccept
+	if n.cfg.UnsignedOrigins != "" {
+		p, err := lssync.ParseUnsignedPolicy(n.cfg.UnsignedOrigins)
+		if err != nil {
+			return nil, err
+		}
+		policy = p
+	}
+	path := filepath.Join(n.cfg.DataDir, opsig.KeyFile)
+	key, minted, err := opsig.LoadOrMintKey(path)
+	if err != nil {
+		return nil, err
+	}
+	in, err := lssync.NewIntegrity(ctx, lssync.IntegrityConfig{
+		Self: n.store.ReplicaID(), Key: key, Policy: policy, Keys: n.store, Logger: n.log, Metrics: n.reg,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("origin integrity: %w", err)
+	}
+	if minted {
+		n.log.Info("minted the node's signing key", "path", path, "fingerprint", in.Fingerprint())
+	}
+	return in, nil
+}
+
+// integrityStatus is the integrity block of /statusz.
+func integrityStatus(in *lssync.Integrity) pyjson.Object {
+	if in == nil {
+		return nil
+	}
+	c := in.Counts()
+	return pyjson.Object{
+		{Key: "key_fingerprint", Value: in.Fingerprint()},
+		{Key: "unsigned_origins", Value: in.Policy().String()},
+		{Key: "ops_verified", Value: c.Verified},
+		{Key: "ops_refused", Value: c.Refused},
+		{Key: "key_conflicts", Value: c.KeyConflicts},
+		{Key: "ops_signed", Value: c.Signed},
+	}
+}
