@@ -57,8 +57,13 @@ type benchPair struct {
 
 func newBenchPair(tb testing.TB, cfg lssync.Config, dialerLog, listenerLog lssync.Log) *benchPair {
 	tb.Helper()
+	return newBenchPairOf(tb, cfg, cfg, dialerLog, listenerLog)
+}
+
+// newBenchPairOf is newBenchPair with a config per end.
+func newBenchPairOf(tb testing.TB, cfg, lcfg lssync.Config, dialerLog, listenerLog lssync.Log) *benchPair {
+	tb.Helper()
 	reg := prometheus.NewRegistry()
-	lcfg := cfg
 	lcfg.Metrics = reg
 	listener, err := lssync.NewReplicator(lcfg, listenerLog)
 	if err != nil {
