@@ -121,7 +121,8 @@ func (n *Node) startMembership(c *cluster) error {
 		if err != nil {
 			return err
 		}
-		mcfg.Keyring = keys
+		// `lsnode keys` rotations are saved back to the file.
+		mcfg.Keyring, mcfg.KeyringFile = keys, n.cfg.GossipKeyFile
 	}
 	mcfg.Meta = membership.Meta{ReplicaID: c.self, ClusterID: n.cfg.ClusterID, HTTPAddr: n.url, Version: n.cfg.Version}
 	m, err := membership.Create(mcfg, memberHandler{c: c, log: n})

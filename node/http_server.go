@@ -42,6 +42,8 @@ type surface struct {
 	origins func() []lssync.OriginLag
 	// integrity is the node's origin integrity, shown by /statusz.
 	integrity *lssync.Integrity
+	// keyring runs gossip keyring operations (/lsnode/keys).
+	keyring keyringFunc
 	// drain is cancelled when shutdown begins: streams and long polls end.
 	drain context.Context
 
@@ -66,6 +68,7 @@ func (s *surface) getRoutes() map[string]route {
 		"/healthz":             {name: "/healthz", h: s.handleHealthz},
 		"/readyz":              {name: "/readyz", h: s.handleReadyz},
 		"/lsnode/agents":       {name: "/lsnode/agents", auth: true, h: s.handleAgents},
+		"/lsnode/keys":         {name: "/lsnode/keys", auth: true, h: s.handleKeys},
 		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.reg).ServeHTTP},
 		"/logstream/stream":    {name: "/logstream/stream", auth: true, stream: true, h: s.handleStream},
@@ -104,6 +107,9 @@ func (s *surface) lookup(gets map[string]route, mcp route, r *http.Request) rout
 	case http.MethodPost:
 		if path == "/mcp" {
 			return mcp
+		}
+		if path == "/lsnode/keys" {
+			return route{name: "/lsnode/keys", auth: true, h: s.handleKeys}
 		}
 		return route{name: "other", auth: true, h: notFound}
 	}

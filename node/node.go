@@ -138,6 +138,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	n.surface.replication = n.cluster.replicationPeers
 	n.surface.origins = n.cluster.originLags
+	n.surface.keyring = n.cluster.keyOperation
 	if err := n.startHTTPPull(ctx); err != nil {
 		if n.cluster != nil {
 			n.cluster.stop(n)

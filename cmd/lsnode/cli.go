@@ -42,6 +42,7 @@ func commands() []command {
 		{"events", "append, list, follow (tail) or acknowledge events", runEvents},
 		{"owed", "list the events an agent still owes a reply to", runOwed},
 		{"artifact", "store or fetch an artifact (put, get)", runArtifact},
+		{"keys", "rotate the mesh's gossip encryption keys (list, install, use, remove)", runKeys},
 		{"version", "print the version of this binary", runVersion},
 		{"help", "list the commands, or describe one", runHelp},
 	}

@@ -44,6 +44,13 @@ type Config struct {
 	// decrypt, so keys can be rotated. nil means no encryption (a warning
 	// is logged for a non-loopback bind). See LoadKeyringFile.
 	Keyring [][]byte
+	// KeyringFile is where the keyring is saved (atomically, primary
+	// first, LoadKeyringFile's format) after each keyring operation, so a
+	// restart keeps rotated keys. "" keeps changes in memory only.
+	KeyringFile string
+	// KeyReplyTimeout bounds a keyring operation's wait for the members'
+	// replies. Default DefaultKeyReplyTimeout.
+	KeyReplyTimeout time.Duration
 	// Meta is announced to the other nodes; its ClusterID is replaced by
 	// Config.ClusterID. Its encoding must fit memberlist.MetaMaxSize.
 	Meta Meta
@@ -111,6 +118,9 @@ func (c Config) withDefaults() Config {
 	if c.ReconcileInterval == 0 {
 		c.ReconcileInterval = DefaultReconcileInterval
 	}
+	if c.KeyReplyTimeout == 0 {
+		c.KeyReplyTimeout = DefaultKeyReplyTimeout
+	}
 	return c
 }
 
@@ -121,8 +131,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: ClusterID is required", ErrInvalidConfig)
 	case c.Name == "":
 		return fmt.Errorf("%w: Name is required (the host name could not be read)", ErrInvalidConfig)
-	case c.ForgetAfter < 0, c.ReconcileInterval <= 0:
-		return fmt.Errorf("%w: ForgetAfter and ReconcileInterval must be positive", ErrInvalidConfig)
+	case c.ForgetAfter < 0, c.ReconcileInterval <= 0, c.KeyReplyTimeout < 0:
+		return fmt.Errorf("%w: ForgetAfter, ReconcileInterval and KeyReplyTimeout must be positive", ErrInvalidConfig)
 	case c.EventQueue < 1:
 		return fmt.Errorf("%w: EventQueue must be positive", ErrInvalidConfig)
 	}

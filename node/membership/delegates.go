@@ -33,9 +33,12 @@ func (d *delegates) NodeMeta(limit int) []byte {
 	return b
 }
 
-// NotifyMsg, GetBroadcasts, LocalState and MergeRemoteState are unused:
-// lsnode gossips no user data, only membership.
-func (d *delegates) NotifyMsg([]byte)                {}
+// NotifyMsg takes the keyring messages members send each other
+// (keymsg.go); it copies nothing it keeps and never blocks.
+func (d *delegates) NotifyMsg(b []byte) { d.m.keyMessage(b) }
+
+// GetBroadcasts, LocalState and MergeRemoteState are unused: lsnode
+// gossips no user data, only membership.
 func (d *delegates) GetBroadcasts(int, int) [][]byte { return nil }
 func (d *delegates) LocalState(bool) []byte          { return nil }
 func (d *delegates) MergeRemoteState([]byte, bool)   {}

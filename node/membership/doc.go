@@ -20,15 +20,26 @@
 //     heals with no operator.
 //   - Gossip is encrypted and authenticated with an AES keyring when one is
 //     given (LoadKeyringFile); a node with another key cannot join.
+//   - The keyring rotates while running, cluster-wide (KeyOperation:
+//     list, install, use, remove), as serf's key queries do: the node
+//     applies the operation, saves its keyring file atomically, and sends
+//     the request to every member that is up as a memberlist user message
+//     (encrypted with the current key), collecting their replies within
+//     Config.KeyReplyTimeout (keyops.go, keymsg.go).
 //   - Failure detection is tuned for a crashed node to be declared dead in
 //     under 4 s on small clusters while a 2 s stall is not (tuning.go).
 //
-// Goroutines: besides memberlist's own, a Membership runs two, both
+// Goroutines: besides memberlist's own, a Membership runs three, all
 // started in Create and joined in Shutdown: the events goroutine (Handler
-// calls, reconciliation, known peers file) and the rejoin goroutine.
+// calls, reconciliation, known peers file), the rejoin goroutine and the
+// keyring goroutine (applies and answers other members' key requests). A
+// KeyOperation runs in its caller's goroutine plus one send goroutine per
+// member, joined before it returns; Shutdown waits for it.
 //
 // Lock order: Membership.lifecycle, then memberlist's locks, then
-// table.mu, Membership.metaMu or Membership.seedsMu. The delegates run under memberlist's
+// table.mu, Membership.metaMu or Membership.seedsMu. Keyring operations:
+// Membership.opMu, then Membership.keyMu, then memberlist's keyring lock
+// (lifecycle is only held briefly before, never with them). The delegates run under memberlist's
 // node lock and take only table.mu or metaMu, briefly; nothing holding
 // table.mu or metaMu calls into memberlist or the Handler.
 //

@@ -44,6 +44,30 @@ func LoadKeyringFile(path string) ([][]byte, error) {
 	return keys, nil
 }
 
+// parseKey decodes one base64 key and checks its length.
+func parseKey(text string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not base64", ErrInvalidKey)
+	}
+	if err := checkKeyLen(key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// encodeKeyringFile is the content of a key file holding keys, the
+// primary first, in the format LoadKeyringFile reads.
+func encodeKeyringFile(keys [][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("# lsnode gossip keyring: the first key is the primary. Rewritten by `lsnode keys`.\n")
+	for _, k := range keys {
+		b.WriteString(base64.StdEncoding.EncodeToString(k))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
 // validateKeyring checks every key's length.
 func validateKeyring(keys [][]byte) error {
 	for i, k := range keys {

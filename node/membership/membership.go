@@ -55,6 +55,17 @@ type Membership struct {
 	metaMu  sync.Mutex
 	meta    Meta
 	metaEnc []byte
+
+	// Keyring operations (keyops.go, keymsg.go). keyring is memberlist's
+	// (nil without encryption). opMu runs this node's operations one at a
+	// time; keyMu serialises changes to the keyring and its file. keyReqs
+	// feeds the keyring goroutine the requests of other members; pending
+	// routes replies to the operation waiting for them.
+	keyring *memberlist.Keyring
+	opMu    sync.Mutex
+	keyMu   sync.Mutex
+	keyReqs chan keyRequest
+	pending pendingReplies
 }
 
 // Create validates cfg, starts memberlist on cfg.BindAddr (listening at
@@ -81,6 +92,7 @@ func Create(cfg Config, handler Handler) (*Membership, error) {
 	m.known = known
 	m.warnIfInsecure()
 	m.attach(mc)
+	m.keyring = mc.Keyring
 	ml, err := memberlist.Create(mc)
 	if err != nil {
 		return nil, fmt.Errorf("membership: start memberlist on %s: %w", cfg.BindAddr, err)
@@ -92,6 +104,7 @@ func Create(cfg Config, handler Handler) (*Membership, error) {
 	}
 	m.goFunc(m.runEvents)
 	m.goFunc(m.runRejoin)
+	m.goFunc(m.runKeyRequests)
 	return m, nil
 }
 
@@ -109,6 +122,7 @@ func newMembership(cfg Config, handler Handler, probe time.Duration) *Membership
 		events:   make(chan event, cfg.EventQueue),
 		kick:     make(chan struct{}, 1),
 		stop:     make(chan struct{}),
+		keyReqs:  make(chan keyRequest, keyRequests),
 		reported: map[string]reportedState{},
 	}
 	m.metrics = newMetrics(cfg.Registerer, m.countStates)
