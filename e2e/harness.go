@@ -7,6 +7,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -26,6 +28,9 @@ const (
 	startTimeout = 20 * time.Second // from exec to a 200 on /healthz
 	stopTimeout  = 20 * time.Second // from SIGTERM to exit
 	cliTimeout   = 60 * time.Second // one client command
+	// requestTimeout bounds one request of the harness (and of rpDo): a
+	// node that stops answering must not hang a poll.
+	requestTimeout = 5 * time.Second
 )
 
 // lsnodeBin is the binary under test; the test is skipped without one.
@@ -55,6 +60,11 @@ type nodeOptions struct {
 	// needs Host set to its address there (testNet.Addr).
 	Netns string
 	Host  string
+
+	// CAFile, when set, is the CA that signed the node's HTTPS certificate
+	// (pass --tls-cert/--tls-key in Args): the node is reached over
+	// https, and the harness and CLI (LSNODE_TLS_CA) trust this CA.
+	CAFile string
 }
 
 // lsnodeProc is one running `lsnode serve` on 127.0.0.1.
@@ -66,6 +76,7 @@ type lsnodeProc struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	logs *lockedBuffer // stdout and stderr of every run
+	http *http.Client  // trusts opts.CAFile; set by startLsnode
 	done chan struct{} // closed when the process has exited
 	err  error         // the exit status, once done
 }
@@ -77,7 +88,10 @@ func startLsnode(t testing.TB, opts nodeOptions) *lsnodeProc {
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
-	p := &lsnodeProc{t: t, opts: opts, logs: &lockedBuffer{}}
+	p := &lsnodeProc{t: t, opts: opts, logs: &lockedBuffer{}, http: &http.Client{Timeout: requestTimeout}}
+	if opts.CAFile != "" {
+		p.http = caClient(t, opts.CAFile)
+	}
 	for attempt := 0; ; attempt++ {
 		err := p.start()
 		if err == nil {
@@ -123,7 +137,11 @@ func (p *lsnodeProc) start() error {
 	}
 	done := make(chan struct{})
 	p.mu.Lock()
-	p.cmd, p.done, p.URL = cmd, done, "http://"+hostPort
+	scheme := "http://"
+	if p.opts.CAFile != "" {
+		scheme = "https://"
+	}
+	p.cmd, p.done, p.URL = cmd, done, scheme+hostPort
 	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
@@ -143,7 +161,7 @@ func (p *lsnodeProc) waitHealthy(done chan struct{}) error {
 			return fmt.Errorf("lsnode exited during start: %v", p.exitErr())
 		default:
 		}
-		resp, err := http.Get(p.URL + "/healthz")
+		resp, err := p.http.Get(p.URL + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -223,6 +241,9 @@ func (p *lsnodeProc) CLI(args ...string) (int, string, string) {
 	if p.opts.Token != "" {
 		env = append(env, "LSNODE_TOKEN="+p.opts.Token)
 	}
+	if p.opts.CAFile != "" {
+		env = append(env, "LSNODE_TLS_CA="+p.opts.CAFile)
+	}
 	return runCLI(p.t, env, args...)
 }
 
@@ -257,6 +278,22 @@ func cleanEnv() []string {
 		}
 	}
 	return env
+}
+
+// caClient is a client trusting the certificates of caFile.
+func caClient(t testing.TB, caFile string) *http.Client {
+	t.Helper()
+	raw, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(raw) {
+		t.Fatalf("%s holds no certificate", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	return &http.Client{Timeout: requestTimeout, Transport: tr}
 }
 
 // freePort returns a loopback port that was free a moment ago.

@@ -22,12 +22,9 @@ import (
 // routes and the member table, each returning errors (they run in
 // goroutines and in polls) rather than failing the test.
 
-// rpClient bounds every request of these suites: a node that stops
-// answering (killed, frozen, cut off) must not hang a poll.
-var rpClient = &http.Client{Timeout: 5 * time.Second}
-
 // rpDo sends one request to node p with its token and decodes a 200's
-// JSON body into v.
+// JSON body into v. p's client bounds it (requestTimeout): a node that
+// stops answering (killed, frozen, cut off) must not hang a poll.
 func rpDo(p *lsnodeProc, method, path string, body []byte, v any) error {
 	req, err := http.NewRequest(method, p.URL+path, bytes.NewReader(body))
 	if err != nil {
@@ -40,7 +37,7 @@ func rpDo(p *lsnodeProc, method, path string, body []byte, v any) error {
 	if p.opts.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+p.opts.Token)
 	}
-	resp, err := rpClient.Do(req)
+	resp, err := p.http.Do(req)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/lsnode/lsnode/internal/testpki"
 )
 
 // logBuffer collects slog text lines for assertions.
@@ -133,7 +135,7 @@ func waitLog(t *testing.T, s *tlsSide, want string) {
 }
 
 func TestPeerTLS_AcceptsCASignedPeers(t *testing.T) {
-	ca := newTestCA(t, "mesh")
+	ca := testpki.NewCA(t, "mesh")
 	srv := newTLSSide(t, mustIssue(t, ca, "node-a"))
 	cli := newTLSSide(t, mustIssue(t, ca, "node-b"))
 	addr := serveTLS(t, srv)
@@ -146,11 +148,11 @@ func TestPeerTLS_AcceptsCASignedPeers(t *testing.T) {
 }
 
 func TestPeerTLS_RefusesClientFromAnotherCA(t *testing.T) {
-	ca, other := newTestCA(t, "mesh"), newTestCA(t, "stranger-ca")
+	ca, other := testpki.NewCA(t, "mesh"), testpki.NewCA(t, "stranger-ca")
 	srv := newTLSSide(t, mustIssue(t, ca, "node-a"))
 	// The stranger trusts the mesh CA, so only the server can refuse.
-	cert, key := other.issue(t, "stranger")
-	cli := newTLSSide(t, tlsFiles{cert, key, ca.pemPath})
+	cert, key := other.Issue(t, "stranger")
+	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	addr := serveTLS(t, srv)
 	err := check(t, addr, cli.pt.credentials())
 	if err == nil || !strings.Contains(err.Error(), "remote error: tls: ") {
@@ -167,21 +169,21 @@ func TestPeerTLS_RefusesClientFromAnotherCA(t *testing.T) {
 }
 
 func TestPeerTLS_RefusesSelfSignedAndMissingCertificates(t *testing.T) {
-	ca := newTestCA(t, "mesh")
+	ca := testpki.NewCA(t, "mesh")
 	srv := newTLSSide(t, mustIssue(t, ca, "node-a"))
 	addr := serveTLS(t, srv)
 
 	// A self-signed certificate: its own CA, trusting the mesh CA.
-	self := newTestCA(t, "self")
-	cert, key := self.issue(t, "self")
-	cli := newTLSSide(t, tlsFiles{cert, key, ca.pemPath})
+	self := testpki.NewCA(t, "self")
+	cert, key := self.Issue(t, "self")
+	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	if err := check(t, addr, cli.pt.credentials()); err == nil {
 		t.Fatal("self-signed peer accepted")
 	}
 	waitLog(t, srv, `issued by \"CN=self\" is not accepted by --tls-ca`)
 
 	// No certificate at all: plain TLS that trusts the mesh CA.
-	pool, err := loadCAPool(ca.pemPath)
+	pool, err := loadCAPool(ca.CertFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +203,9 @@ func TestPeerTLS_RefusesSelfSignedAndMissingCertificates(t *testing.T) {
 }
 
 func TestPeerTLS_RefusesServerFromAnotherCA(t *testing.T) {
-	ca, other := newTestCA(t, "mesh"), newTestCA(t, "stranger-ca")
-	cert, key := other.issue(t, "stranger")
-	srv := newTLSSide(t, tlsFiles{cert, key, ca.pemPath})
+	ca, other := testpki.NewCA(t, "mesh"), testpki.NewCA(t, "stranger-ca")
+	cert, key := other.Issue(t, "stranger")
+	srv := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	cli := newTLSSide(t, mustIssue(t, ca, "node-b"))
 	addr := serveTLS(t, srv)
 	err := check(t, addr, cli.pt.credentials())
@@ -220,17 +222,17 @@ func TestPeerTLS_RefusesServerFromAnotherCA(t *testing.T) {
 // A CA file replaced on disk is used by the next handshake: a peer of the
 // new CA is refused before and accepted after, with no restart.
 func TestPeerTLS_ReloadsChangedFiles(t *testing.T) {
-	ca, next := newTestCA(t, "mesh"), newTestCA(t, "mesh-2027")
-	srvCert, srvKey := ca.issue(t, "node-a")
-	srv := newTLSSide(t, tlsFiles{srvCert, srvKey, ca.pemPath})
+	ca, next := testpki.NewCA(t, "mesh"), testpki.NewCA(t, "mesh-2027")
+	srvCert, srvKey := ca.Issue(t, "node-a")
+	srv := newTLSSide(t, tlsFiles{srvCert, srvKey, ca.CertFile})
 	addr := serveTLS(t, srv)
-	cert, key := next.issue(t, "node-c")
-	cli := newTLSSide(t, tlsFiles{cert, key, ca.pemPath})
+	cert, key := next.Issue(t, "node-c")
+	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	if err := check(t, addr, cli.pt.credentials()); err == nil {
 		t.Fatal("peer of the next CA accepted before the server trusts it")
 	}
-	both := append(mustRead(t, ca.pemPath), mustRead(t, next.pemPath)...)
-	if err := os.WriteFile(ca.pemPath, both, 0o600); err != nil {
+	both := append(mustRead(t, ca.CertFile), mustRead(t, next.CertFile)...)
+	if err := os.WriteFile(ca.CertFile, both, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := check(t, addr, cli.pt.credentials()); err != nil {
@@ -240,8 +242,8 @@ func TestPeerTLS_ReloadsChangedFiles(t *testing.T) {
 }
 
 func TestPeerTLS_StartupErrors(t *testing.T) {
-	ca := newTestCA(t, "mesh")
-	cert, key := ca.issue(t, "node-a")
+	ca := testpki.NewCA(t, "mesh")
+	cert, key := ca.Issue(t, "node-a")
 	notPEM := writeTempFile(t, "not a certificate")
 	cases := []struct {
 		name          string
@@ -250,7 +252,7 @@ func TestPeerTLS_StartupErrors(t *testing.T) {
 	}{
 		{"missing ca", cert, key, "/nonexistent/ca.pem", "replication TLS: stat /nonexistent/ca.pem"},
 		{"ca not pem", cert, key, notPEM, "holds no PEM certificate"},
-		{"key mismatch", cert, ca.pemPath, ca.pemPath, "load --tls-cert/--tls-key"},
+		{"key mismatch", cert, ca.CertFile, ca.CertFile, "load --tls-cert/--tls-key"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,10 +265,10 @@ func TestPeerTLS_StartupErrors(t *testing.T) {
 	}
 }
 
-func mustIssue(t *testing.T, ca *testCA, cn string) tlsFiles {
+func mustIssue(t *testing.T, ca *testpki.CA, cn string) tlsFiles {
 	t.Helper()
-	cert, key := ca.issue(t, cn)
-	return tlsFiles{cert, key, ca.pemPath}
+	cert, key := ca.Issue(t, cn)
+	return tlsFiles{cert, key, ca.CertFile}
 }
 
 func mustRead(t *testing.T, path string) []byte {
@@ -316,8 +318,8 @@ func TestConfig_ValidateTLSCA(t *testing.T) {
 // A missing HTTPS or replication TLS file stops the node at start with an
 // error naming the file.
 func TestNode_TLSMissingFiles(t *testing.T) {
-	ca := newTestCA(t, "mesh")
-	cert, key := ca.issue(t, "node-a")
+	ca := testpki.NewCA(t, "mesh")
+	cert, key := ca.Issue(t, "node-a")
 	cases := []struct {
 		name           string
 		cert, key, caf string

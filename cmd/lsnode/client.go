@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -23,6 +25,7 @@ const defaultAddr = "http://127.0.0.1:8765"
 type clientFlags struct {
 	addr      *string
 	tokenFile *string
+	caFile    *string
 	asJSON    *bool
 }
 
@@ -33,6 +36,8 @@ func addClientFlags(fs *flag.FlagSet) *clientFlags {
 			"base URL of the node (env LSNODE_ADDR)"),
 		tokenFile: fs.String("token-file", os.Getenv("LSNODE_TOKEN_FILE"),
 			"file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
+		caFile: fs.String("tls-ca", os.Getenv("LSNODE_TLS_CA"),
+			"CA certificate file (PEM) to trust for an https --addr, besides the system's (env LSNODE_TLS_CA)"),
 		asJSON: fs.Bool("json", false, "print JSON for scripts instead of a table"),
 	}
 }
@@ -47,7 +52,33 @@ func (f *clientFlags) client() (*nodeClient, error) {
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usageErrorf("--addr %q is not an http(s) URL", *f.addr)
 	}
-	return &nodeClient{base: base, token: token, http: &http.Client{}}, nil
+	hc, err := httpClient(*f.caFile)
+	if err != nil {
+		return nil, err
+	}
+	return &nodeClient{base: base, token: token, http: hc}, nil
+}
+
+// httpClient is the default client, trusting caFile's certificates too
+// when one is given (a node whose HTTPS certificate a private CA signed).
+func httpClient(caFile string) (*http.Client, error) {
+	if caFile == "" {
+		return &http.Client{}, nil
+	}
+	raw, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-ca: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(raw) {
+		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	return &http.Client{Transport: tr}, nil
 }
 
 // nodeClient talks to a running node over its HTTP surface.

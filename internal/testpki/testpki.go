@@ -1,4 +1,8 @@
-package node
+// Package testpki makes certificate authorities and node certificates
+// for tests of lsnode's TLS (HTTPS and mutual TLS for replication). Keys
+// are generated at run time into the test's temp dirs: no key material
+// is committed. It is imported by tests only.
+package testpki
 
 import (
 	"crypto/ecdsa"
@@ -16,22 +20,23 @@ import (
 	"time"
 )
 
-// testCA is a certificate authority made in the test (no key material is
-// committed): it issues node certificates for 127.0.0.1.
-type testCA struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	pemPath string // the CA certificate, for --tls-ca
+// CA is a certificate authority made for one test.
+type CA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	// CertFile is the CA certificate (PEM), for --tls-ca.
+	CertFile string
 }
 
-// testSerial numbers the certificates of one test binary.
-var testSerial atomic.Int64
+// serial numbers the certificates of one test binary.
+var serial atomic.Int64
 
-func newTestCA(t *testing.T, name string) *testCA {
+// NewCA makes a CA named name (its subject's common name).
+func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
-	key := newTestKey(t)
+	key := newKey(t)
 	tmpl := &x509.Certificate{
-		SerialNumber:          nextSerial(),
+		SerialNumber:          big.NewInt(serial.Add(1)),
 		Subject:               pkix.Name{CommonName: name},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
@@ -47,18 +52,19 @@ func newTestCA(t *testing.T, name string) *testCA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca := &testCA{cert: cert, key: key, pemPath: filepath.Join(t.TempDir(), name+"-ca.pem")}
-	writePEM(t, ca.pemPath, "CERTIFICATE", der)
+	ca := &CA{cert: cert, key: key, CertFile: filepath.Join(t.TempDir(), name+"-ca.pem")}
+	writePEM(t, ca.CertFile, "CERTIFICATE", der)
 	return ca
 }
 
-// issue writes a certificate for 127.0.0.1 named cn, valid for both
-// server and client authentication, and its key; it returns their paths.
-func (ca *testCA) issue(t *testing.T, cn string) (certPath, keyPath string) {
+// Issue writes a certificate named cn for 127.0.0.1 and localhost, valid
+// for server and client authentication (what a node presents on both
+// sides of replication), and its key; it returns their paths.
+func (ca *CA) Issue(t testing.TB, cn string) (certFile, keyFile string) {
 	t.Helper()
-	key := newTestKey(t)
+	key := newKey(t)
 	tmpl := &x509.Certificate{
-		SerialNumber: nextSerial(),
+		SerialNumber: big.NewInt(serial.Add(1)),
 		Subject:      pkix.Name{CommonName: cn},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
@@ -72,17 +78,17 @@ func (ca *testCA) issue(t *testing.T, cn string) (certPath, keyPath string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	certPath, keyPath = filepath.Join(dir, cn+".crt"), filepath.Join(dir, cn+".key")
-	writePEM(t, certPath, "CERTIFICATE", der)
+	certFile, keyFile = filepath.Join(dir, cn+".crt"), filepath.Join(dir, cn+".key")
+	writePEM(t, certFile, "CERTIFICATE", der)
 	kder, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writePEM(t, keyPath, "EC PRIVATE KEY", kder)
-	return certPath, keyPath
+	writePEM(t, keyFile, "EC PRIVATE KEY", kder)
+	return certFile, keyFile
 }
 
-func newTestKey(t *testing.T) *ecdsa.PrivateKey {
+func newKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -91,11 +97,7 @@ func newTestKey(t *testing.T) *ecdsa.PrivateKey {
 	return key
 }
 
-func nextSerial() *big.Int {
-	return big.NewInt(testSerial.Add(1))
-}
-
-func writePEM(t *testing.T, path, typ string, der []byte) {
+func writePEM(t testing.TB, path, typ string, der []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
