@@ -22,6 +22,11 @@ import (
 // routes and the member table, each returning errors (they run in
 // goroutines and in polls) rather than failing the test.
 
+// rpClient bounds a request of these suites that is not addressed to one
+// node's HTTP surface through rpDo (which uses the node's own client,
+// trusting its CA): a node that stops answering must not hang a poll.
+var rpClient = &http.Client{Timeout: requestTimeout}
+
 // rpDo sends one request to node p with its token and decodes a 200's
 // JSON body into v. p's client bounds it (requestTimeout): a node that
 // stops answering (killed, frozen, cut off) must not hang a poll.
