@@ -66,7 +66,7 @@ func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
 	prev := w.top(s.replica)
 	ev.OriginSeq = prev + 1
 	ev.HLC = s.clock.Tick().String()
-	if err := insertEvent(w.ctx, w.tx, &ev); err != nil {
+	if err := w.storeEvent(&ev, partsFrom(d.meta, ext)); err != nil {
 		return Written{}, err
 	}
 	w.advance(Op{Event: ev, PrevSeq: prev})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/lsnode/lsnode/hlc"
 )
@@ -27,6 +28,7 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (ApplyResult, error) {
 	var res ApplyResult
 	err := s.write(ctx, func(w *writeTx) error {
 		res = ApplyResult{}
+		w.ops = slices.Grow(w.ops, len(b.Ops))
 		for _, a := range b.Artifacts {
 			if err := s.applyArtifact(w, a, &res); err != nil {
 				return err
@@ -85,7 +87,7 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 	if op.Refusal != nil { // origin integrity (signatures.go): the slot stays free
 		return s.refuseUnverified(w, op, res)
 	}
-	clean, verr := validateRemoteEvent(e)
+	clean, parts, verr := checkRemoteEvent(e)
 	if verr != nil {
 		// The slot is consumed so the origin is not wedged: every replica
 		// refuses the same op with the same rules.
@@ -108,7 +110,7 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 			return nil
 		}
 	}
-	if err := insertEvent(w.ctx, w.tx, &clean); err != nil {
+	if err := w.storeEvent(&clean, parts); err != nil {
 		return err
 	}
 	if err := storeSignature(w, clean.Seq, op.Signature); err != nil { // signatures.go

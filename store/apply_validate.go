@@ -19,26 +19,34 @@ const maxRemoteMetadataBytes = rules.MaxMetadataBytes + 16<<10
 // (DESIGN.md §2 invariant 4) and returns it normalised: routing fields
 // stripped, metadata canonical, artifact ids de-duplicated.
 func validateRemoteEvent(e Event) (Event, error) {
+	out, _, err := checkRemoteEvent(e)
+	return out, err
+}
+
+// checkRemoteEvent is validateRemoteEvent that also returns the parts of
+// the metadata the derived tables need, parsed once.
+func checkRemoteEvent(e Event) (Event, metaParts, error) {
+	var parts metaParts
 	required := []struct{ v, name string }{
 		{e.ID, "id"}, {e.Type, "type"}, {e.Stream, "stream"}, {e.Room, "room"}, {e.FromAgent, "from_agent"},
 		{e.CreatedAt, "created_at"}, {e.OriginReplica, "origin_replica"}, {e.HLC, "hlc"},
 	}
 	for _, r := range required {
 		if r.v == "" {
-			return e, fmt.Errorf("remote event is missing required field %s", rules.Repr(r.name))
+			return e, parts, fmt.Errorf("remote event is missing required field %s", rules.Repr(r.name))
 		}
 	}
 	if e.OriginSeq <= 0 {
-		return e, fmt.Errorf("remote event is missing required field 'origin_seq'")
+		return e, parts, fmt.Errorf("remote event is missing required field 'origin_seq'")
 	}
 	if _, err := rules.ReplicaID(e.OriginReplica); err != nil {
-		return e, err
+		return e, parts, err
 	}
 	if _, err := hlc.Parse(e.HLC); err != nil {
-		return e, err
+		return e, parts, err
 	}
 	if _, err := rules.CreatedAt(e.CreatedAt); err != nil {
-		return e, err
+		return e, parts, err
 	}
 	d, err := validateAppend(AppendInput{
 		Type: e.Type, Stream: e.Stream, Room: e.Room, Topic: e.Topic, FromAgent: e.FromAgent,
@@ -46,35 +54,36 @@ func validateRemoteEvent(e Event) (Event, error) {
 		Status: e.Status, Body: e.Body, ArtifactIDs: e.ArtifactIDs,
 	})
 	if err != nil {
-		return e, err
+		return e, parts, err
 	}
-	meta, err := remoteMetadata(e.Metadata)
+	meta, parts, err := remoteMetadata(e.Metadata)
 	if err != nil {
-		return e, err
+		return e, parts, err
 	}
 	out := d.ev
 	out.ID, out.CreatedAt, out.OriginReplica, out.OriginSeq, out.HLC = e.ID, e.CreatedAt, e.OriginReplica, e.OriginSeq, e.HLC
 	out.Metadata = meta
-	return out, nil
+	return out, parts, nil
 }
 
 // remoteMetadata canonicalises remote metadata, which may carry lsnode's
 // extension.
-func remoteMetadata(raw json.RawMessage) (json.RawMessage, error) {
+func remoteMetadata(raw json.RawMessage) (json.RawMessage, metaParts, error) {
 	if len(raw) == 0 {
-		return json.RawMessage("{}"), nil
+		return json.RawMessage("{}"), metaParts{}, nil
 	}
 	canon, err := pyjson.Canonical(raw)
 	if err != nil {
-		return nil, fmt.Errorf("metadata must be an object")
+		return nil, metaParts{}, fmt.Errorf("metadata must be an object")
 	}
 	if len(canon) > maxRemoteMetadataBytes {
-		return nil, fmt.Errorf("metadata exceeds maximum size of %d bytes", maxRemoteMetadataBytes)
+		return nil, metaParts{}, fmt.Errorf("metadata exceeds maximum size of %d bytes", maxRemoteMetadataBytes)
 	}
-	if _, _, err := splitMetadata(canon); err != nil {
-		return nil, err
+	client, ext, err := splitMetadata(canon)
+	if err != nil {
+		return nil, metaParts{}, err
 	}
-	return canon, nil
+	return canon, partsFrom(client, ext), nil
 }
 
 // validateRemoteArtifact checks a remote artifact like a local put, plus
@@ -105,7 +114,7 @@ func validateRemoteArtifact(a Artifact) (Artifact, error) {
 			return a, err
 		}
 	}
-	meta, err := remoteMetadata(a.Metadata)
+	meta, _, err := remoteMetadata(a.Metadata)
 	if err != nil {
 		return a, err
 	}

@@ -11,8 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/lsnode/lsnode/hlc"
 )
@@ -58,7 +62,7 @@ CREATE INDEX events_hlc_idx ON events(hlc); CREATE INDEX events_topic_created_id
 	clock := hlc.NewClock(hlc.NewManualClock(wall), repA, 0)
 	const perTxn = 1000
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for done := 0; done < b.N; {
 		tx, err := db.Begin()
 		if err != nil {
@@ -83,6 +87,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkAppend measures local appends from 1 and from 32 goroutines
@@ -90,7 +95,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 func BenchmarkAppend(b *testing.B) {
 	for _, workers := range []int{1, 32} {
 		b.Run(fmt.Sprintf("goroutines=%d", workers), func(b *testing.B) {
-			s, err := Open(context.Background(), Config{Dir: b.TempDir()})
+			reg := prometheus.NewRegistry()
+			s, err := Open(context.Background(), Config{Dir: b.TempDir(), Metrics: reg})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -99,7 +105,7 @@ func BenchmarkAppend(b *testing.B) {
 			var wg sync.WaitGroup
 			errs := make(chan error, workers)
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime()
 			for w := 0; w < workers; w++ {
 				n := b.N / workers
 				if w < b.N%workers {
@@ -119,12 +125,14 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			wg.Wait()
 			elapsed := time.Since(start)
+			reportCPU(b, cpu0)
 			b.StopTimer()
 			close(errs)
 			if err := <-errs; err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
+			b.ReportMetric(meanBatchSize(b, s), "writes/commit")
 		})
 	}
 }
@@ -139,14 +147,15 @@ func BenchmarkApplyBatch(b *testing.B) {
 	defer s.Close()
 	gen := newBenchGen(1)
 	b.ResetTimer()
-	var applyTime time.Duration
+	var applyTime, applyCPU time.Duration
 	for done := 0; done < b.N; {
 		b.StopTimer()
 		batch := gen.batch(min(benchBatch, b.N-done))
 		b.StartTimer()
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), cpuTime()
 		res, err := s.ApplyBatch(context.Background(), batch)
 		applyTime += time.Since(t0)
+		applyCPU += cpuTime() - cpu0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,6 +165,35 @@ func BenchmarkApplyBatch(b *testing.B) {
 		done += len(batch.Ops)
 	}
 	b.ReportMetric(float64(b.N)/applyTime.Seconds(), "events/s")
+	b.ReportMetric(float64(applyCPU.Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// cpuTime is the CPU time (user and system) the process has used. Per op
+// it is steadier than wall time on a shared machine, where a benchmark
+// gets whatever share of the cores the other load leaves it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, since time.Duration) {
+	b.ReportMetric(float64((cpuTime()-since).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// meanBatchSize is the mean number of writes that shared a commit.
+func meanBatchSize(b *testing.B, s *Store) float64 {
+	var m dto.Metric
+	if err := s.metrics.batchSize.Write(&m); err != nil {
+		b.Fatal(err)
+	}
+	h := m.GetHistogram()
+	if h.GetSampleCount() == 0 {
+		return 0
+	}
+	return h.GetSampleSum() / float64(h.GetSampleCount())
 }
 
 // BenchmarkList runs List(limit=50, to_agent=X) on the big log, answered

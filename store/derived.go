@@ -12,28 +12,45 @@ import (
 )
 
 // The derived tables (lsnode_closures, lsnode_idempotency, lsnode_owed)
-// are functions of the op set alone: indexEvent may see ops in any order
-// and any number of times and leaves the same rows. That is what makes
-// owed sets and duplicate resolution identical on every converged replica.
+// are functions of the op set alone: indexEvent and indexOwed may see ops
+// in any order and any number of times and leave the same rows. That is
+// what makes owed sets and duplicate resolution identical on every
+// converged replica.
 
-// indexEvent maintains the derived tables for one stored event.
-func indexEvent(ctx context.Context, tx querier, e Event) error {
-	client, ext, err := splitMetadata(e.Metadata)
+// metaParts is what the derived tables need of an event's metadata.
+type metaParts struct {
+	ackOf string // the client's ack_of, when it is a string
+	ext   extension
+}
+
+// partsOf parses stored metadata; unparsable metadata reads as {}.
+func partsOf(raw json.RawMessage) metaParts {
+	client, ext, err := splitMetadata(raw)
 	if err != nil {
-		client, ext = map[string]any{}, extension{} // unparsable metadata reads as {}
+		return metaParts{}
 	}
+	return partsFrom(client, ext)
+}
+
+func partsFrom(client map[string]any, ext extension) metaParts {
+	ackOf, _ := client["ack_of"].(string)
+	return metaParts{ackOf: ackOf, ext: ext}
+}
+
+// indexEvent maintains lsnode_closures and lsnode_idempotency for one
+// stored event, whose metadata parts the caller already holds. Its owed
+// row is derived afterwards, with the rest of the transaction's events, by
+// indexOwed.
+func indexEvent(ctx context.Context, tx querier, e Event, parts metaParts) error {
 	if rules.IsTerminal(e.Status) {
-		ackOf, _ := client["ack_of"].(string)
-		if err := recordClosure(ctx, tx, e, ackOf, ext); err != nil {
+		if err := recordClosure(ctx, tx, e, parts.ackOf, parts.ext); err != nil {
 			return err
 		}
 	}
-	if ext.Idem != "" {
-		if err := recordIdempotency(ctx, tx, "event", e.FromAgent, ext.Idem, e.ID, rankOf(e.HLC, e.OriginReplica, e.ID)); err != nil {
-			return err
-		}
+	if parts.ext.Idem != "" {
+		return recordIdempotency(ctx, tx, "event", e.FromAgent, parts.ext.Idem, e.ID, rankOf(e.HLC, e.OriginReplica, e.ID))
 	}
-	return maybeOwe(ctx, tx, e, ext.Idem != "")
+	return nil
 }
 
 // indexArtifact records an artifact's idempotency key, if any.
@@ -87,42 +104,36 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 	return nil
 }
 
-// closedSQL tells whether an event (to_agent ?1, id ?2, correlation ?3,
-// hlc ?4, origin ?5, origin_seq ?6) has a terminal reply from its
-// addressee that came after it (DESIGN.md §3).
-const closedSQL = `SELECT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?1 AND c.ack_of = ?2)
-OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = ?1 AND c.correlation_id = ?3 AND
- CASE WHEN c.ctx_json IS NULL THEN c.hlc > ?4
-      ELSE coalesce(json_extract(c.ctx_json, '$."' || ?5 || '"'), 0) >= ?6 END))`
+// indexOwedSQL records as owed, by its addressee, every event with a
+// rowid in (?1, ?2] that is addressed to another single agent, is not the
+// losing duplicate of an idempotency key and has no terminal reply from
+// its addressee that came after it (DESIGN.md §3): no closure acking it,
+// and no closure in its thread whose causal context covers its origin
+// slot (or, for a closure without context, whose hlc is later).
+//
+// It runs once per transaction over the events the transaction stored,
+// after their closures and idempotency keys are recorded: every closure
+// that would have deleted one of these rows is then present, so one
+// statement gives the rows that inserting each event and applying each
+// later closure one by one would leave, without a query and an insert per
+// event.
+const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
+SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
+WHERE e.rowid > ?1 AND e.rowid <= ?2 AND e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent
+AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.kind = 'event' AND i.canonical != i.item_id)
+AND NOT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.ack_of = e.id)
+AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.correlation_id = e.correlation_id AND
+ CASE WHEN c.ctx_json IS NULL THEN c.hlc > e.hlc
+      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))`
 
-// maybeOwe records e as owed by its addressee unless it is closed already
-// or is the losing duplicate of an idempotency key (only an event carrying
-// a key, hasKey, can be one).
-func maybeOwe(ctx context.Context, tx querier, e Event, hasKey bool) error {
-	if e.ToAgent == "" || e.ToAgent == "*" || e.ToAgent == e.FromAgent {
+// indexOwed derives the owed rows of the events with rowids in (after,
+// upTo]; see indexOwedSQL.
+func indexOwed(ctx context.Context, tx querier, after, upTo int64) error {
+	if upTo <= after {
 		return nil
 	}
-	if hasKey {
-		var dup int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lsnode_idempotency WHERE item_id = ? AND kind = 'event' AND canonical != item_id`, e.ID).Scan(&dup)
-		if err != nil {
-			return fmt.Errorf("check duplicate %s: %w", e.ID, err)
-		}
-		if dup > 0 {
-			return nil
-		}
-	}
-	var closed bool
-	if err := tx.QueryRowContext(ctx, closedSQL, e.ToAgent, e.ID, nullable(e.CorrelationID), e.HLC, e.OriginReplica, e.OriginSeq).Scan(&closed); err != nil {
-		return fmt.Errorf("check closed %s: %w", e.ID, err)
-	}
-	if closed {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
-VALUES (?, ?, ?, ?, ?, ?, ?)`, e.ID, e.ToAgent, e.Stream, e.HLC, e.OriginReplica, e.OriginSeq, nullable(e.CorrelationID))
-	if err != nil {
-		return fmt.Errorf("record owed %s: %w", e.ID, err)
+	if _, err := tx.ExecContext(ctx, indexOwedSQL, after, upTo); err != nil {
+		return fmt.Errorf("record owed events: %w", err)
 	}
 	return nil
 }
@@ -222,7 +233,12 @@ func indexNewEvents(ctx context.Context, tx querier) error {
 		return err
 	}
 	for _, e := range evs {
-		if err := indexEvent(ctx, tx, e); err != nil {
+		if err := indexEvent(ctx, tx, e, partsOf(e.Metadata)); err != nil {
+			return err
+		}
+	}
+	if len(evs) > 0 {
+		if err := indexOwed(ctx, tx, from, evs[len(evs)-1].Seq); err != nil {
 			return err
 		}
 	}

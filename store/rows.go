@@ -100,8 +100,8 @@ func nullable(s string) any {
 	return s
 }
 
-// insertEvent inserts a complete event row and its artifact links, sets
-// its local seq, and indexes it for owed-ness and idempotency.
+// insertEvent inserts a complete event row and its artifact links and sets
+// its local seq; writeTx.storeEvent adds the derived rows.
 func insertEvent(ctx context.Context, tx querier, e *Event) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
 correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
@@ -120,7 +120,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			return fmt.Errorf("link artifact %s: %w", a, err)
 		}
 	}
-	return indexEvent(ctx, tx, *e)
+	return nil
 }
 
 func insertArtifact(ctx context.Context, tx querier, a Artifact) error {

@@ -26,6 +26,22 @@ type writeTx struct {
 	touched map[string]int64 // version vector entries changed in this batch
 	undo    map[string]int64 // previous values of entries changed by the current request (-1: absent)
 	ops     []Op
+	// Rowids of the events stored in this transaction, whose owed rows are
+	// derived set-wise before the commit (indexOwed); 0 when none.
+	firstRowid, lastRowid int64
+}
+
+// storeEvent inserts an event, sets its local seq and records its closure
+// and idempotency rows; parts is its parsed metadata.
+func (w *writeTx) storeEvent(e *Event, parts metaParts) error {
+	if err := insertEvent(w.ctx, w.tx, e); err != nil {
+		return err
+	}
+	if w.firstRowid == 0 || e.Seq < w.firstRowid {
+		w.firstRowid = e.Seq
+	}
+	w.lastRowid = max(w.lastRowid, e.Seq)
+	return indexEvent(w.ctx, w.tx, *e, parts)
 }
 
 // top is the version vector entry for origin as of this point in the batch.
@@ -102,7 +118,7 @@ func (s *Store) runWriter() {
 			s.drainOnStop()
 			return
 		}
-		s.runBatch(s.collect(first))
+		s.runBatch(first)
 	}
 }
 
@@ -111,38 +127,36 @@ func (s *Store) drainOnStop() {
 	for {
 		select {
 		case req := <-s.writes:
-			s.runBatch(s.collect(req))
+			s.runBatch(req)
 		default:
 			return
 		}
 	}
 }
 
-func (s *Store) collect(first *writeReq) []*writeReq {
-	batch := []*writeReq{first}
-	yielded := false
+// collect appends the requests queued now to batch, up to MaxBatch. With
+// yield it first lets callers that were just woken by the last commit
+// queue their next write: one yield grows the batch that shares a commit,
+// and a commit costs as much as many inserts.
+func (s *Store) collect(batch []*writeReq, yield bool) []*writeReq {
 	for len(batch) < s.cfg.MaxBatch {
 		select {
 		case req := <-s.writes:
 			batch = append(batch, req)
 		default:
-			if yielded {
+			if !yield {
 				return batch
 			}
-			// Let callers that were just woken by the last commit queue
-			// their next write: one yield grows the batch that shares a
-			// commit, and a commit costs as much as many inserts.
-			yielded = true
+			yield = false
 			runtime.Gosched()
 		}
 	}
 	return batch
 }
 
-func (s *Store) runBatch(batch []*writeReq) {
+func (s *Store) runBatch(first *writeReq) {
 	start := s.wall.Now()
-	errs := make([]error, len(batch))
-	w, err := s.execBatch(batch, errs)
+	batch, errs, w, err := s.execBatch(first)
 	if err != nil {
 		for i := range errs {
 			if errs[i] == nil {
@@ -160,29 +174,42 @@ func (s *Store) runBatch(batch []*writeReq) {
 }
 
 // execBatch runs every request in its own savepoint of one transaction.
+// Requests queued while it runs join the transaction before the commit
+// (callers woken by the previous commit queue their next write while this
+// batch runs), so the commit is shared by as many writes as are waiting.
 // errs receives each request's own error; the returned error is the
 // transaction's (begin or commit), which fails every request.
-func (s *Store) execBatch(batch []*writeReq, errs []error) (*writeTx, error) {
+func (s *Store) execBatch(first *writeReq) (batch []*writeReq, errs []error, w *writeTx, err error) {
+	batch = s.collect([]*writeReq{first}, true)
+	errs = make([]error, 0, len(batch))
 	ctx := context.Background()
 	tx := s.writer
 	if _, err := tx.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return nil, fmt.Errorf("begin write: %w", err)
+		return batch, make([]error, len(batch)), nil, fmt.Errorf("begin write: %w", err)
 	}
-	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
-	for i, req := range batch {
-		if err := req.ctx.Err(); err != nil {
-			errs[i] = err
-			continue
+	w = &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
+	for len(errs) < len(batch) {
+		for _, req := range batch[len(errs):] {
+			if err := req.ctx.Err(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			errs = append(errs, s.execOne(w, req))
 		}
-		errs[i] = s.execOne(w, req)
+		batch = s.collect(batch, false)
+	}
+	if w.lastRowid > 0 {
+		if err := indexOwed(ctx, tx, w.firstRowid-1, w.lastRowid); err != nil {
+			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
+		}
 	}
 	if err := saveWatermarks(ctx, tx); err != nil {
-		return nil, errors.Join(err, rollback(ctx, tx))
+		return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
 	}
 	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
-		return nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
+		return batch, errs, nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
 	}
-	return w, nil
+	return batch, errs, w, nil
 }
 
 func (s *Store) execOne(w *writeTx, req *writeReq) error {
