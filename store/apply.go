@@ -93,11 +93,12 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 		// refuses the same op with the same rules.
 		return s.quarantine(w, res, reasonInvalid, e.OriginReplica, e.OriginSeq, e.ID, verr, e, true)
 	}
-	if taken, err := eventIDHeld(w, clean.ID); err != nil {
-		return err
-	} else if taken {
-		return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
-			fmt.Errorf("event id %s is already held at another origin slot", reprID(e.ID)), e, true)
+	if len(clean.ArtifactIDs) > 0 {
+		// A held id is refused before waiting for artifacts: an op that
+		// can never be stored must not be deferred forever.
+		if taken, err := eventIDHeld(w, clean.ID); err != nil || taken {
+			return s.refuseHeldID(w, e, res, err)
+		}
 	}
 	for _, id := range clean.ArtifactIDs {
 		ok, err := artifactExists(w.ctx, w.tx, id)
@@ -110,8 +111,8 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 			return nil
 		}
 	}
-	if err := w.storeEvent(&clean, parts); err != nil {
-		return err
+	if stored, err := w.storeRemoteEvent(&clean, parts); err != nil || !stored {
+		return s.refuseHeldID(w, e, res, err)
 	}
 	if err := storeSignature(w, clean.Seq, op.Signature); err != nil { // signatures.go
 		return err
@@ -173,6 +174,21 @@ func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 	}
 	return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
 		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq), e, false)
+}
+
+// refuseHeldID quarantines an op whose event id is held at another origin
+// slot, consuming its slot; err is the lookup's or the insert's error.
+func (s *Store) refuseHeldID(w *writeTx, e Event, res *ApplyResult, err error) error {
+	if err != nil {
+		return err
+	}
+	if held, err := eventIDHeld(w, e.ID); err != nil {
+		return err
+	} else if !held { // the insert was skipped, yet no event holds the id
+		return fmt.Errorf("insert event %s: not stored, though its id and origin slot are free", reprID(e.ID))
+	}
+	return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+		fmt.Errorf("event id %s is already held at another origin slot", reprID(e.ID)), e, true)
 }
 
 func eventIDHeld(w *writeTx, id string) (bool, error) {

@@ -89,6 +89,15 @@ func TestApply_ConflictAtHeldSlotQuarantined(t *testing.T) {
 	if q[0].Reason != "conflict" || !strings.Contains(q[0].Detail, "already held at another origin slot") {
 		t.Fatalf("quarantine = %+v", q[0])
 	}
+	// Also when it names an artifact this replica lacks: it is refused at
+	// once, not deferred while waiting for an artifact, and its slot moves.
+	withArt := ops[0]
+	withArt.Event.OriginSeq, withArt.PrevSeq = 5, 4
+	withArt.Event.ArtifactIDs = []string{"art_20260101T000000_000000000000"}
+	res = mustApply(t, a, Batch{Ops: []Op{withArt}})
+	if res.Quarantined != 1 || res.Deferred != 0 || len(res.Missing) != 0 || a.VersionVector()[repB] != 5 {
+		t.Fatalf("same id at another slot, naming a missing artifact: %s, vv %v", fmtResult(res), a.VersionVector())
+	}
 	// Metadata re-serialised by a relay is the same op, not a conflict.
 	relayed := ops[2]
 	relayed.Event.Metadata = []byte(` { }`)

@@ -100,27 +100,40 @@ func nullable(s string) any {
 	return s
 }
 
+// Conflict clauses of insertEvent: a local event's id is fresh, so a held
+// one is an error; a remote event whose id is held already is refused by
+// the caller.
+const (
+	abortOnHeldID = "ABORT"
+	skipHeldID    = "IGNORE"
+)
+
 // insertEvent inserts a complete event row and its artifact links and sets
-// its local seq; writeTx.storeEvent adds the derived rows.
-func insertEvent(ctx context.Context, tx querier, e *Event) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
+// its local seq; writeTx.storeEvent adds the derived rows. With skipHeldID
+// an event whose id (or origin slot) is held already is not stored and
+// stored is false.
+func insertEvent(ctx context.Context, tx querier, e *Event, onConflict string) (stored bool, err error) {
+	res, err := tx.ExecContext(ctx, `INSERT OR `+onConflict+` INTO events (id, type, stream, room, topic, from_agent, to_agent,
 correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
 		nullable(e.CorrelationID), nullable(e.Branch), nullable(e.BaseCommit), nullable(e.Status),
 		e.Body, e.CreatedAt, string(e.Metadata), e.OriginReplica, e.OriginSeq, e.HLC)
 	if err != nil {
-		return fmt.Errorf("insert event %s: %w", e.ID, err)
+		return false, fmt.Errorf("insert event %s: %w", e.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
 	}
 	if e.Seq, err = res.LastInsertId(); err != nil {
-		return fmt.Errorf("insert event %s: %w", e.ID, err)
+		return false, fmt.Errorf("insert event %s: %w", e.ID, err)
 	}
 	for _, a := range e.ArtifactIDs {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)`, e.ID, a); err != nil {
-			return fmt.Errorf("link artifact %s: %w", a, err)
+			return false, fmt.Errorf("link artifact %s: %w", a, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 func insertArtifact(ctx context.Context, tx querier, a Artifact) error {

@@ -31,12 +31,30 @@ type writeTx struct {
 	firstRowid, lastRowid int64
 }
 
-// storeEvent inserts an event, sets its local seq and records its closure
-// and idempotency rows; parts is its parsed metadata.
+// storeEvent inserts a local event, sets its local seq and records its
+// closure and idempotency rows; parts is its parsed metadata.
 func (w *writeTx) storeEvent(e *Event, parts metaParts) error {
-	if err := insertEvent(w.ctx, w.tx, e); err != nil {
+	stored, err := insertEvent(w.ctx, w.tx, e, abortOnHeldID)
+	if err == nil && !stored {
+		err = fmt.Errorf("insert event %s: not stored", e.ID)
+	}
+	if err != nil {
 		return err
 	}
+	return w.indexStored(e, parts)
+}
+
+// storeRemoteEvent is storeEvent for a remote event: one whose id is held
+// already is not stored (stored false), and the caller refuses it. The
+// primary key finds that out, so the common case costs no extra lookup.
+func (w *writeTx) storeRemoteEvent(e *Event, parts metaParts) (stored bool, err error) {
+	if stored, err = insertEvent(w.ctx, w.tx, e, skipHeldID); err != nil || !stored {
+		return false, err
+	}
+	return true, w.indexStored(e, parts)
+}
+
+func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 	if w.firstRowid == 0 || e.Seq < w.firstRowid {
 		w.firstRowid = e.Seq
 	}
