@@ -17,6 +17,10 @@
 //   - All local writes go through one writer goroutine that groups
 //     concurrent requests into one transaction (group commit); each request
 //     runs in its own savepoint, so one caller's failure never fails another.
+//     Requests queued while a batch runs join it before its commit. The
+//     owed rows of the batch's events are derived in one statement just
+//     before the commit (derived.go, indexOwed); a storage failure there
+//     fails the whole batch, as a failed commit does.
 //   - HLC stamps are issued inside the writer, so hlc order and local
 //     origin_seq order agree.
 //
