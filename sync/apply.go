@@ -80,7 +80,7 @@ func (l *Link) checkIntegrity(ctx context.Context, b *pb.Batch) (store.Batch, in
 			return store.Batch{}, 0, err
 		}
 	}
-	ops, heldBack, err := in.check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector())
+	ops, heldBack, err := in.check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector(), l.takePreverified(b))
 	if err != nil {
 		return store.Batch{}, 0, fmt.Errorf("check integrity of a batch from %s: %w", l.peer, err)
 	}

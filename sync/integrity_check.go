@@ -2,10 +2,10 @@ package lssync
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sync"
 
 	"github.com/lsnode/lsnode/opsig"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
@@ -26,7 +26,7 @@ const verifyChunk = 32
 // It returns the ops to apply: an op naming an artifact whose digest is
 // neither held nor in the batch cannot be verified yet and is held back
 // (heldBack counts them; the caller pulls again, as for a deferred op).
-func (in *Integrity) check(ctx context.Context, ops []store.Op, arts []store.Artifact, held map[string]int64) (kept []store.Op, heldBack int, err error) {
+func (in *Integrity) check(ctx context.Context, ops []store.Op, arts []store.Artifact, held map[string]int64, pre []ed25519.PublicKey) (kept []store.Op, heldBack int, err error) {
 	var todo []int // ops to verify
 	needDigests := false
 	for i := range ops {
@@ -72,7 +72,7 @@ func (in *Integrity) check(ctx context.Context, ops []store.Op, arts []store.Art
 		}
 		todo = ready
 	}
-	in.verifyAll(ops, todo, digests)
+	in.verifyAll(ops, todo, digests, pre)
 	if len(later) == 0 {
 		return ops, 0, nil
 	}
@@ -126,29 +126,31 @@ func hasDigests(e store.Event, digests map[string]string) bool {
 }
 
 // verifyAll checks the signatures of ops[todo] on up to in.workers
-// goroutines, each owning a contiguous share of todo (and so of ops),
-// joined before it returns.
-func (in *Integrity) verifyAll(ops []store.Op, todo []int, digests map[string]string) {
+// goroutines (Integrity.parallel). pre[i], when set, is the key the
+// session's reader already verified ops[i] under (preverify): if it is
+// still the pinned key, the op is not verified again.
+func (in *Integrity) verifyAll(ops []store.Op, todo []int, digests map[string]string, pre []ed25519.PublicKey) {
 	if len(todo) == 0 {
 		return
 	}
-	workers := min(in.workers, (len(todo)+verifyChunk-1)/verifyChunk)
-	share := (len(todo) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := range workers {
-		part := todo[min(w*share, len(todo)):min((w+1)*share, len(todo))]
-		wg.Go(func() {
-			for _, i := range part {
-				in.verifyOne(&ops[i], digests)
-			}
-		})
-	}
-	wg.Wait()
+	in.parallel(len(todo), func(j int) {
+		i := todo[j]
+		var done ed25519.PublicKey
+		if i < len(pre) {
+			done = pre[i]
+		}
+		in.verifyOne(&ops[i], digests, done)
+	})
 }
 
-func (in *Integrity) verifyOne(op *store.Op, digests map[string]string) {
+func (in *Integrity) verifyOne(op *store.Op, digests map[string]string, done ed25519.PublicKey) {
 	e := op.Event
 	key := in.pinnedKey(e.OriginReplica)
+	if done != nil && key.Equal(done) {
+		in.m.result("verified")
+		in.m.preverified.Add(1)
+		return
+	}
 	if err := opsig.Verify(key, e, digests, op.Signature); err != nil {
 		in.refuse(op, store.ReasonSignature, err.Error())
 		return
@@ -156,31 +158,21 @@ func (in *Integrity) verifyOne(op *store.Op, digests map[string]string) {
 	in.m.result("verified")
 }
 
-// signAll signs pending ops of this node's own origin on up to in.workers goroutines joined before it returns. An op
-// that cannot be encoded (an artifact this node no longer holds) goes
-// unsigned; a receiver that pinned this node's key then waits for it.
+// signAll signs pending ops of this node's own origin on up to in.workers
+// goroutines (Integrity.parallel). An op that cannot be encoded (an
+// artifact this node no longer holds) goes unsigned; a receiver that
+// pinned this node's key then waits for it.
 func (in *Integrity) signAll(pending []pendingSig, digests map[string]string) {
-	if len(pending) == 0 {
-		return
-	}
-	workers := min(in.workers, (len(pending)+verifyChunk-1)/verifyChunk)
-	share := (len(pending) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := range workers {
-		part := pending[min(w*share, len(pending)):min((w+1)*share, len(pending))]
-		wg.Go(func() {
-			for _, p := range part {
-				sig, err := opsig.Sign(in.key, p.e, digests)
-				if err != nil {
-					in.logger.Warn("serving an own op unsigned", "id", p.e.ID, "origin_seq", p.e.OriginSeq, "err", err)
-					continue
-				}
-				p.w.Signature = sig
-				in.m.signedOne()
-			}
-		})
-	}
-	wg.Wait()
+	in.parallel(len(pending), func(j int) {
+		p := pending[j]
+		sig, err := opsig.Sign(in.key, p.e, digests)
+		if err != nil {
+			in.logger.Warn("serving an own op unsigned", "id", p.e.ID, "origin_seq", p.e.OriginSeq, "err", err)
+			return
+		}
+		p.w.Signature = sig
+		in.m.signedOne()
+	})
 }
 
 // pendingSig is an own op waiting to be signed before its batch is sent.

@@ -15,7 +15,7 @@ type integrityMetrics struct {
 	signed       prometheus.Counter
 
 	// The same counts for status pages (IntegrityCounts).
-	verified, refused, conflicts, signedN atomic.Int64
+	verified, refused, conflicts, signedN, preverified atomic.Int64
 }
 
 func newIntegrityMetrics(reg prometheus.Registerer) *integrityMetrics {
@@ -42,13 +42,16 @@ type IntegrityCounts struct {
 	Refused      int64 `json:"refused"`       // received ops refused (bad or missing signature)
 	KeyConflicts int64 `json:"key_conflicts"` // different keys offered for pinned origins
 	Signed       int64 `json:"signed"`        // own ops signed when served
+	// Preverified counts the verified ops whose signature a session's
+	// reader checked while the previous batch was being applied.
+	Preverified int64 `json:"preverified"`
 }
 
 // Counts returns the totals since start.
 func (in *Integrity) Counts() IntegrityCounts {
 	m := in.m
 	return IntegrityCounts{Verified: m.verified.Load(), Refused: m.refused.Load(),
-		KeyConflicts: m.conflicts.Load(), Signed: m.signedN.Load()}
+		KeyConflicts: m.conflicts.Load(), Signed: m.signedN.Load(), Preverified: m.preverified.Load()}
 }
 
 func (m *integrityMetrics) result(r string) {

@@ -54,6 +54,8 @@ type Link struct {
 	pull     *pullState
 	lastPull uint64
 	lastSync time.Time
+
+	pre *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
 }
 
 // pullState tracks the one pull a link has in flight.

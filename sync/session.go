@@ -77,7 +77,7 @@ func (s *session) markLagged() {
 // run drives the session until ctx ends, the stream fails, or the Link
 // returns an error. It returns why the session ended.
 func (s *session) run(ctx context.Context) error {
-	inbox := make(chan *pb.Frame, s.r.cfg.InboxFrames)
+	inbox := make(chan inboxFrame, s.r.cfg.InboxFrames)
 	readErr := make(chan error, 1)
 	writeErr := make(chan error, 1)
 	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
@@ -100,8 +100,10 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		case err = <-writeErr:
 			return err
-		case f := <-inbox:
+		case in := <-inbox:
+			f := in.f
 			s.r.m.frame("received", FrameKind(f), proto.Size(f))
+			s.link.setPreverified(in.pre)
 			out, err = s.link.Handle(ctx, f, s.now())
 			if f.GetHello() != nil {
 				s.refresh()
@@ -163,15 +165,26 @@ func (s *session) emit(frames []*pb.Frame) error {
 	return nil
 }
 
-func (s *session) read(ctx context.Context, inbox chan<- *pb.Frame, errc chan<- error) {
+// inboxFrame is a received frame and, for a batch, the reader's
+// verification of its signatures (integrity_pipeline.go).
+type inboxFrame struct {
+	f   *pb.Frame
+	pre *preverified
+}
+
+func (s *session) read(ctx context.Context, inbox chan<- inboxFrame, errc chan<- error) {
 	for {
 		f, err := s.stream.Recv()
 		if err != nil {
 			errc <- fromStatus(err)
 			return
 		}
+		in := inboxFrame{f: f}
+		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
+			in.pre = s.r.cfg.Integrity.preverify(b)
+		}
 		select {
-		case inbox <- f:
+		case inbox <- in:
 		case <-ctx.Done():
 			return
 		}
