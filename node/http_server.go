@@ -178,18 +178,6 @@ func newHTTPServer(cfg Config, h http.Handler, log *slog.Logger, tlsCfg *tls.Con
 	}
 }
 
-// loadTLS reads the key pair of cfg, or returns nil without TLS.
-func loadTLS(cfg Config) (*tls.Config, error) {
-	if cfg.TLSCertFile == "" {
-		return nil, nil
-	}
-	cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("load TLS key pair: %w", err)
-	}
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
-}
-
 // statusWriter records the status of a response and reports it once, when
 // the header is written. It passes Flush and the ResponseController
 // methods through.

@@ -114,7 +114,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.mu.started || n.mu.stopped {
 		return errors.New("node: already started")
 	}
-	tlsCfg, err := loadTLS(n.cfg)
+	tlsCfg, err := loadTLS(n.cfg, n.log)
 	if err != nil {
 		return err
 	}

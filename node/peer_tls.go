@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,80 +24,45 @@ import (
 // address), as any TLS client does.
 //
 // The three files are checked at every handshake (one stat each) and read
-// again when one changed, so a renewed certificate or CA takes effect
-// without a restart; a file that cannot be read then keeps the previous
-// contents in use and is logged.
+// again when one changed (tls_reload.go), so a renewed certificate or CA
+// takes effect without a restart; a file that cannot be read then keeps
+// the previous contents in use and is logged.
 type peerTLS struct {
-	certFile, keyFile, caFile string
-	log                       *slog.Logger
-	failures                  *prometheus.CounterVec // by side
-
-	mu    sync.Mutex
-	stamp [3]fileStamp
-	cert  *tls.Certificate
-	pool  *x509.CertPool
+	files    *reloading[peerMaterial]
+	log      *slog.Logger
+	failures *prometheus.CounterVec // by side
 }
 
-// fileStamp is what tells a changed file: size and modification time.
-type fileStamp struct {
-	size int64
-	mod  time.Time
+// peerMaterial is what the three files hold.
+type peerMaterial struct {
+	cert *tls.Certificate
+	pool *x509.CertPool
 }
 
 // newPeerTLS reads the files once; an error here stops the node.
 func newPeerTLS(cfg Config, log *slog.Logger, reg prometheus.Registerer) (*peerTLS, error) {
-	t := &peerTLS{certFile: cfg.TLSCertFile, keyFile: cfg.TLSKeyFile, caFile: cfg.TLSCAFile,
-		log: log.With("component", "replication-tls")}
-	if _, _, err := t.current(); err != nil {
+	t := &peerTLS{log: log.With("component", "replication-tls")}
+	files, err := newReloading("replication TLS", t.log, func() (peerMaterial, error) {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+		if err != nil {
+			return peerMaterial{}, fmt.Errorf("replication TLS: load --tls-cert/--tls-key: %w", err)
+		}
+		pool, err := loadCAPool(cfg.TLSCAFile)
+		if err != nil {
+			return peerMaterial{}, err
+		}
+		return peerMaterial{cert: &cert, pool: pool}, nil
+	}, cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile)
+	if err != nil {
 		return nil, err
 	}
+	t.files = files
 	t.failures = promauto.With(reg).NewCounterVec(prometheus.CounterOpts{
 		Name: "lsnode_replication_tls_failures_total",
 		Help: "Replication TLS handshakes that failed, by side: server when this node refused a dialing peer " +
 			"(no certificate, or one not from --tls-ca), client when a handshake this node dialed failed.",
 	}, []string{"side"})
 	return t, nil
-}
-
-// current returns the key pair and CA pool, reading the files again when
-// one changed since the last read.
-func (t *peerTLS) current() (*tls.Certificate, *x509.CertPool, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var now [3]fileStamp
-	for i, f := range []string{t.certFile, t.keyFile, t.caFile} {
-		fi, err := os.Stat(f)
-		if err != nil {
-			return t.keepOld(fmt.Errorf("replication TLS: %w", err))
-		}
-		now[i] = fileStamp{size: fi.Size(), mod: fi.ModTime()}
-	}
-	if t.cert != nil && now == t.stamp {
-		return t.cert, t.pool, nil
-	}
-	cert, err := tls.LoadX509KeyPair(t.certFile, t.keyFile)
-	if err != nil {
-		return t.keepOld(fmt.Errorf("replication TLS: load --tls-cert/--tls-key: %w", err))
-	}
-	pool, err := loadCAPool(t.caFile)
-	if err != nil {
-		return t.keepOld(err)
-	}
-	if t.cert != nil {
-		t.log.Info("replication TLS files changed; new handshakes use them", "cert", t.certFile, "ca", t.caFile)
-	}
-	t.cert, t.pool, t.stamp = &cert, pool, now
-	return t.cert, t.pool, nil
-}
-
-// keepOld reports err and keeps serving the files read before, if any.
-// Called with t.mu held.
-func (t *peerTLS) keepOld(err error) (*tls.Certificate, *x509.CertPool, error) {
-	if t.cert == nil {
-		return nil, nil, err
-	}
-	t.log.Warn("replication TLS files unreadable; keeping the previous ones", "err", err)
-	return t.cert, t.pool, nil
 }
 
 // loadCAPool reads the PEM certificates of the --tls-ca file.
@@ -117,37 +81,31 @@ func loadCAPool(path string) (*x509.CertPool, error) {
 // serverConfig is the TLS of one inbound handshake: a client certificate
 // is required and checked against the CA by verifyClient, which names
 // the certificate in its error.
-func (t *peerTLS) serverConfig() (*tls.Config, error) {
-	cert, pool, err := t.current()
-	if err != nil {
-		return nil, err
-	}
+func (t *peerTLS) serverConfig() *tls.Config {
+	cur := t.files.current()
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{*cert},
+		Certificates: []tls.Certificate{*cur.cert},
 		// Requested, then required by verifyClient, which also runs when
 		// none was sent and says so in the refusal.
 		ClientAuth:            tls.RequestClientCert,
-		VerifyPeerCertificate: verifyClient(pool),
-	}, nil
+		VerifyPeerCertificate: verifyClient(cur.pool),
+	}
 }
 
 // clientConfig is the TLS of one outbound handshake: the server must
 // present a certificate from the CA naming the dialed host, and this
 // node always offers its own (even when the server's list of acceptable
 // CAs does not match it, so the server can say why it refuses it).
-func (t *peerTLS) clientConfig() (*tls.Config, error) {
-	cert, pool, err := t.current()
-	if err != nil {
-		return nil, err
-	}
+func (t *peerTLS) clientConfig() *tls.Config {
+	cur := t.files.current()
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
-		RootCAs:    pool,
+		RootCAs:    cur.pool,
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-			return cert, nil
+			return cur.cert, nil
 		},
-	}, nil
+	}
 }
 
 // errNoClientCert is the refusal of a peer that offered no certificate.
@@ -192,11 +150,7 @@ func (t *peerTLS) credentials() credentials.TransportCredentials { return peerCr
 type peerCreds struct{ t *peerTLS }
 
 func (c peerCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
-	cfg, err := c.t.clientConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, info, err := credentials.NewTLS(cfg).ClientHandshake(ctx, authority, raw)
+	conn, info, err := credentials.NewTLS(c.t.clientConfig()).ClientHandshake(ctx, authority, raw)
 	if err == nil {
 		conn, err = confirmAccepted(ctx, conn, info)
 	}
@@ -260,11 +214,7 @@ func (c *replayConn) Read(b []byte) (int, error) {
 }
 
 func (c peerCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
-	cfg, err := c.t.serverConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, info, err := credentials.NewTLS(cfg).ServerHandshake(raw)
+	conn, info, err := credentials.NewTLS(c.t.serverConfig()).ServerHandshake(raw)
 	if err != nil {
 		c.t.failures.WithLabelValues("server").Inc()
 		c.t.log.Warn("replication peer refused: TLS handshake failed", "peer", raw.RemoteAddr().String(), "err", err)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -325,7 +327,7 @@ func TestNode_TLSMissingFiles(t *testing.T) {
 		cert, key, caf string
 		want           string
 	}{
-		{"missing cert", "/nonexistent/cert.pem", key, "", "load TLS key pair: open /nonexistent/cert.pem"},
+		{"missing cert", "/nonexistent/cert.pem", key, "", "HTTPS key pair: stat /nonexistent/cert.pem"},
 		{"missing ca", cert, key, "/nonexistent/ca.pem", "replication TLS: stat /nonexistent/ca.pem"},
 	}
 	for _, tc := range cases {
@@ -345,5 +347,46 @@ func TestNode_TLSMissingFiles(t *testing.T) {
 				t.Fatalf("Start: %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// HTTPS serves a renewed certificate once its files are replaced, with no
+// restart: the issuer seen by a client changes from the old CA to the new.
+func TestNode_TLSReloadsRenewedCertificate(t *testing.T) {
+	oldCA, newCA := testpki.NewCA(t, "old-ca"), testpki.NewCA(t, "new-ca")
+	cert, key := oldCA.Issue(t, "node-a")
+	n := htStart(t, func(c *Config) { c.TLSCertFile, c.TLSKeyFile = cert, key })
+	pool, err := loadCAPool(oldCA.CertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPool, err := loadCAPool(newCA.CertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := func(roots *x509.CertPool) (string, error) {
+		// A fresh transport per call: a reused connection would show the
+		// certificate of its own handshake.
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get(n.URL() + "/healthz")
+		if err != nil {
+			return "", err
+		}
+		resp.Body.Close()
+		return resp.TLS.PeerCertificates[0].Issuer.CommonName, nil
+	}
+	if got, err := issuer(pool); err != nil || got != "old-ca" {
+		t.Fatalf("before renewal: issuer %q, %v", got, err)
+	}
+	// Renew as certificate tools do: new files renamed into place.
+	renewedCert, renewedKey := newCA.Issue(t, "node-a")
+	for from, to := range map[string]string{renewedCert: cert, renewedKey: key} {
+		if err := os.Rename(from, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := issuer(newPool); err != nil || got != "new-ca" {
+		t.Fatalf("after renewal: issuer %q, %v", got, err)
 	}
 }
