@@ -3,8 +3,11 @@ package node
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,12 +23,88 @@ const benchClients = 32
 // BenchmarkMCPAppend measures event_append throughput through POST /mcp:
 // 32 concurrent clients post bare tools/call requests (no initialize) to
 // an HTTP server backed by a real store in a temp dir ("sqlite"), or by a
-// store that does nothing ("none": the HTTP, SDK and tool layers alone).
+// store that does nothing ("none": the HTTP and tool layers alone). In the
+// same process, for the ratios: the raw SQLite rate ("raw", as
+// store.BenchmarkRawInsert measures it) and the store's own rate, 32
+// goroutines calling Append ("direct").
 func BenchmarkMCPAppend(b *testing.B) {
+	b.Run("raw", benchRawInsert)
+	b.Run("direct", benchDirectAppend)
 	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}) })
 	b.Run("store=none", func(b *testing.B) {
 		benchAppend(b, MCPOptions{Store: &faultyLog{written: store.Written{Event: store.Event{ID: "evt_1"}}}})
 	})
+}
+
+// benchRawInsert is the machine's SQLite limit as store.BenchmarkRawInsert
+// takes it: bare transactions of 1000 rows into a fresh file with the
+// store's schema (made by store.Open), one prepared INSERT, the writer's
+// pragmas. One op is one row.
+func benchRawInsert(b *testing.B) {
+	dir := b.TempDir()
+	st, err := store.Open(context.Background(), store.Config{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.DBFile)+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	const perTxn = 1000
+	now := time.Now().UTC()
+	b.ResetTimer()
+	start := time.Now()
+	for done := 0; done < b.N; {
+		tx, err := db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ins, err := tx.Prepare(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
+correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < perTxn && done < b.N; i++ {
+			done++
+			if _, err := ins.Exec(fmt.Sprintf("evt_%s_%012d", now.Format("20060102T150405"), done), "note", "project/x", "r", nil,
+				"agent-1", "agent-2", nil, nil, nil, "open", "body", now.Format("2006-01-02T15:04:05.000000Z"), "{}", "rep_bench", done,
+				fmt.Sprintf("%016d.0000.rep_bench", now.UnixMilli()+int64(done))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ins.Close()
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rows/s")
+}
+
+// benchDirectAppend is the store alone: 32 goroutines calling Append.
+func benchDirectAppend(b *testing.B) {
+	st, err := store.Open(context.Background(), store.Config{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	in := store.AppendInput{Type: "bench.append", Stream: "project/bench", Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: "hello"}
+	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := st.Append(context.Background(), in); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
 }
 
 func benchAppend(b *testing.B, opts MCPOptions) {
@@ -57,7 +136,10 @@ func benchAppend(b *testing.B, opts MCPOptions) {
 
 // BenchmarkMCPWaitWake measures how long an event_wait blocked in the
 // store takes to answer after a matching append: from the start of the
-// append (made directly on the store) to the waiter's HTTP response.
+// append (made directly on the store) to the waiter's HTTP response. It
+// splits that into the store's part (the start of the append to the return
+// of store.Wait: the commit, the wake-up and the re-read) and the reply's
+// (rendering, the HTTP response, the client receiving it).
 func BenchmarkMCPWaitWake(b *testing.B) {
 	h, probe := newProbedHarness(b, MCPOptions{})
 	ctx := context.Background()
@@ -68,6 +150,8 @@ func BenchmarkMCPWaitWake(b *testing.B) {
 	}
 	wakes := make([]time.Duration, 0, b.N)
 	appends := make([]time.Duration, 0, b.N)
+	stores := make([]time.Duration, 0, b.N)
+	replies := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
 		done := make(chan rpcReply, 1)
@@ -81,7 +165,11 @@ func BenchmarkMCPWaitWake(b *testing.B) {
 		}
 		appends = append(appends, time.Since(start))
 		r := <-done
-		wakes = append(wakes, time.Since(start))
+		end := time.Now()
+		returned := <-probe.returned
+		wakes = append(wakes, end.Sub(start))
+		stores = append(stores, returned.Sub(start))
+		replies = append(replies, end.Sub(returned))
 		if p := r.payload(b); p["timed_out"] != false {
 			b.Fatalf("wait timed out: %v", p)
 		}
@@ -90,6 +178,8 @@ func BenchmarkMCPWaitWake(b *testing.B) {
 	b.ReportMetric(ms(percentile(wakes, 0.50)), "wake-p50-ms")
 	b.ReportMetric(ms(percentile(wakes, 0.99)), "wake-p99-ms")
 	b.ReportMetric(ms(percentile(appends, 0.50)), "append-p50-ms")
+	b.ReportMetric(ms(percentile(stores, 0.99)), "store-p99-ms")
+	b.ReportMetric(ms(percentile(replies, 0.99)), "reply-p99-ms")
 }
 
 func percentile(d []time.Duration, q float64) time.Duration {

@@ -12,15 +12,22 @@ import (
 )
 
 // waitProbe reports each Wait call, with its timeout, as it enters the
-// store.
+// store, and the time it returns (when nobody has taken the previous one,
+// it is dropped).
 type waitProbe struct {
 	MCPStore
-	entered chan time.Duration
+	entered  chan time.Duration
+	returned chan time.Time
 }
 
 func (p *waitProbe) Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error) {
 	p.entered <- timeout
-	return p.MCPStore.Wait(ctx, f, timeout)
+	res, timedOut, err := p.MCPStore.Wait(ctx, f, timeout)
+	select {
+	case p.returned <- time.Now():
+	default:
+	}
+	return res, timedOut, err
 }
 
 func newProbedHarness(t testing.TB, opts MCPOptions) (*mcpHarness, *waitProbe) {
@@ -30,7 +37,7 @@ func newProbedHarness(t testing.TB, opts MCPOptions) (*mcpHarness, *waitProbe) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	probe := &waitProbe{MCPStore: st, entered: make(chan time.Duration, 1)}
+	probe := &waitProbe{MCPStore: st, entered: make(chan time.Duration, 1), returned: make(chan time.Time, 1)}
 	opts.Store = probe
 	h := newMCPHarness(t, opts)
 	h.store = st
