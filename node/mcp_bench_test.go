@@ -57,7 +57,7 @@ func benchRawInsert(b *testing.B) {
 	const perTxn = 1000
 	now := time.Now().UTC()
 	b.ResetTimer()
-	start := time.Now()
+	cpu, start := startCPU(), time.Now()
 	for done := 0; done < b.N; {
 		tx, err := db.Begin()
 		if err != nil {
@@ -83,6 +83,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	cpu.report(b)
 }
 
 // benchDirectAppend is the store alone: 32 goroutines calling Append.
@@ -95,7 +96,7 @@ func benchDirectAppend(b *testing.B) {
 	in := store.AppendInput{Type: "bench.append", Stream: "project/bench", Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: "hello"}
 	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
-	start := time.Now()
+	cpu, start := startCPU(), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := st.Append(context.Background(), in); err != nil {
@@ -105,6 +106,7 @@ func benchDirectAppend(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+	cpu.report(b)
 }
 
 func benchAppend(b *testing.B, opts MCPOptions) {
@@ -115,7 +117,7 @@ func benchAppend(b *testing.B, opts MCPOptions) {
 	ok := []byte(`\"success\": true`)
 	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
-	start := time.Now()
+	cpu, start := startCPU(), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			resp, err := client.Post(h.url, "application/json", strings.NewReader(body))
@@ -132,6 +134,7 @@ func benchAppend(b *testing.B, opts MCPOptions) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+	cpu.report(b)
 }
 
 // BenchmarkMCPWaitWake measures how long an event_wait blocked in the
@@ -190,3 +193,22 @@ func percentile(d []time.Duration, q float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// cpuMeter reports the process's CPU time per op (client, server and
+// store together, as all run in the benchmark process): a figure that
+// moves less with other processes' load than a rate does.
+type cpuMeter struct {
+	start time.Duration
+	ok    bool
+}
+
+func startCPU() cpuMeter {
+	start, ok := processCPU()
+	return cpuMeter{start, ok}
+}
+
+func (m cpuMeter) report(b *testing.B) {
+	if end, ok := processCPU(); ok && m.ok {
+		b.ReportMetric(float64((end-m.start)/time.Microsecond)/float64(b.N), "cpu-us/op")
+	}
+}
