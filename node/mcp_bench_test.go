@@ -23,17 +23,19 @@ const benchClients = 32
 // BenchmarkMCPAppend measures event_append throughput through POST /mcp:
 // 32 concurrent clients post bare tools/call requests (no initialize) to
 // an HTTP server backed by a real store in a temp dir ("sqlite"), or by a
-// store that does nothing ("none": the HTTP and tool layers alone). In the
+// store that does nothing ("none": the HTTP and tool layers alone), and
+// once more with the SDK answering instead of the fast path. In the
 // same process, for the ratios: the raw SQLite rate ("raw", as
 // store.BenchmarkRawInsert measures it) and the store's own rate, 32
 // goroutines calling Append ("direct").
 func BenchmarkMCPAppend(b *testing.B) {
 	b.Run("raw", benchRawInsert)
 	b.Run("direct", benchDirectAppend)
-	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}) })
-	b.Run("store=none", func(b *testing.B) {
-		benchAppend(b, MCPOptions{Store: &faultyLog{written: store.Written{Event: store.Event{ID: "evt_1"}}}})
-	})
+	none := MCPOptions{Store: &faultyLog{written: store.Written{Event: store.Event{ID: "evt_1"}}}}
+	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}, benchAppendBody("")) })
+	b.Run("store=none", func(b *testing.B) { benchAppend(b, none, benchAppendBody("")) })
+	// An empty _meta sends the same call down the SDK's path.
+	b.Run("store=none/sdk-path", func(b *testing.B) { benchAppend(b, none, benchAppendBody(`"_meta":{},`)) })
 }
 
 // benchRawInsert is the machine's SQLite limit as store.BenchmarkRawInsert
@@ -109,11 +111,16 @@ func benchDirectAppend(b *testing.B) {
 	cpu.report(b)
 }
 
-func benchAppend(b *testing.B, opts MCPOptions) {
+// benchAppendBody is the bare tools/call BenchmarkMCPAppend posts; extra
+// goes into its params.
+func benchAppendBody(extra string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + extra + `"name":"mempalace_event_append","arguments":` +
+		`{"type":"bench.append","stream":"project/bench","room":"delegation","from_agent":"bench","to_agent":"peer","body":"hello"}}}`
+}
+
+func benchAppend(b *testing.B, opts MCPOptions, body string) {
 	h := newMCPHarness(b, opts)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClients}}
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_append","arguments":` +
-		`{"type":"bench.append","stream":"project/bench","room":"delegation","from_agent":"bench","to_agent":"peer","body":"hello"}}}`
 	ok := []byte(`\"success\": true`)
 	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
