@@ -35,7 +35,7 @@ func BenchmarkMCPAppend(b *testing.B) {
 	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}, benchAppendBody("")) })
 	b.Run("store=none", func(b *testing.B) { benchAppend(b, none, benchAppendBody("")) })
 	// An empty _meta sends the same call down the SDK's path.
-	b.Run("store=none/sdk-path", func(b *testing.B) { benchAppend(b, none, benchAppendBody(`"_meta":{},`)) })
+	b.Run("store=none,via=sdk", func(b *testing.B) { benchAppend(b, none, benchAppendBody(`"_meta":{},`)) })
 }
 
 // benchRawInsert is the machine's SQLite limit as store.BenchmarkRawInsert
