@@ -30,6 +30,7 @@ type compiled struct {
 type eventMatch struct {
 	stream, room, topic, typ, from, corr, status string
 	sinceCreatedAt                               string
+	scope                                        *ReadScope // nil: everything
 }
 
 // matches reports whether e meets every condition of m.
@@ -37,7 +38,8 @@ func (m *eventMatch) matches(e *Event) bool {
 	return (m.stream == "" || e.Stream == m.stream) && (m.room == "" || e.Room == m.room) &&
 		(m.topic == "" || e.Topic == m.topic) && (m.typ == "" || e.Type == m.typ) &&
 		(m.from == "" || e.FromAgent == m.from) && (m.corr == "" || e.CorrelationID == m.corr) &&
-		(m.status == "" || e.Status == m.status) && (m.sinceCreatedAt == "" || e.CreatedAt >= m.sinceCreatedAt)
+		(m.status == "" || e.Status == m.status) && (m.sinceCreatedAt == "" || e.CreatedAt >= m.sinceCreatedAt) &&
+		m.scope.allows(e)
 }
 
 // compileFilter validates a filter with the Python rules, in the Python
@@ -104,6 +106,11 @@ func compileFilter(f Filter) (*compiled, error) {
 	if f.AfterSeq > 0 {
 		c.add("rowid > ?", f.AfterSeq)
 		c.afterSeq = f.AfterSeq
+	}
+	if f.Scope != nil {
+		cond, args := f.Scope.condition("")
+		c.where, c.args = append(c.where, cond), append(c.args, args...)
+		c.eq.scope = f.Scope
 	}
 	c.limit = clampLimit(f.Limit)
 	if c.order, err = rules.Order(nilIfEmpty(f.Order)); err != nil {

@@ -16,6 +16,11 @@ import (
 // never change once stored, come from the read cache when it holds them
 // and are read by id otherwise.
 func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Event, error) {
+	return s.OwedIn(ctx, nil, agent, stream, limit)
+}
+
+// OwedIn is Owed restricted to the events scope may read (nil: all).
+func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream string, limit int) ([]Event, error) {
 	a, err := rules.Routing(agent, "agent", true)
 	if err != nil {
 		return nil, wrapRule(err)
@@ -29,6 +34,11 @@ func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Ev
 	if st != "" {
 		query += ` AND stream = ?`
 		args = append(args, st)
+	}
+	if scope != nil {
+		cond, cargs := scope.condition("e.")
+		query += ` AND EXISTS (SELECT 1 FROM events e WHERE e.id = lsnode_owed.event_id AND ` + cond + `)`
+		args = append(args, cargs...)
 	}
 	query += ` ORDER BY hlc, origin_replica, origin_seq LIMIT ?`
 	ids, err := queryStrings(ctx, s.reads.pool(), query, append(args, clampLimit(limit))...)

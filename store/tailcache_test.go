@@ -208,6 +208,7 @@ func randomFilter(rng *rand.Rand, s *Store, all []Event) Filter {
 	f.Order = pick(2, "asc", "desc")
 	f.Limit = []int{0, 1, 2, 5, 50, 501}[rng.IntN(6)]
 	f.Preview = rng.IntN(2) == 0
+	f.Scope = randomScope(rng)
 	if len(all) == 0 {
 		return f
 	}

@@ -183,6 +183,8 @@ type Filter struct {
 	Limit   int    // 0 means 50; clamped to 500
 	Order   string // "asc", "desc" or "" (context default)
 	Preview bool
+
+	Scope *ReadScope // what the caller may read; nil: everything
 }
 
 // ListResult is a page of events and the portable cursor that resumes

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"path"
+	"strings"
+
+	"modernc.org/sqlite"
+)
+
+// ReadScope is what an agent token may read (README "Agent tokens"). A nil
+// *ReadScope reads everything; a non-nil one reads the union of:
+//   - the mailboxes of Agents: events addressed to or written by a name
+//     matching one of the patterns;
+//   - broadcasts (to_agent '*'), when Broadcasts is set;
+//   - whole streams matching one of Streams.
+//
+// Patterns have path.Match semantics ("ci-*", "project/*"); a pattern
+// without metacharacters is an exact name. Callers validate patterns
+// before use: a malformed one matches nothing.
+type ReadScope struct {
+	Agents     []string
+	Broadcasts bool
+	Streams    []string
+}
+
+// matchFunc is the SQL function the scope conditions call for patterns.
+const matchFunc = "lsnode_match"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(matchFunc, 2, sqlMatch)
+}
+
+// sqlMatch is lsnode_match(pattern, value): matchName in SQL.
+func sqlMatch(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	pattern, _ := args[0].(string)
+	value, _ := args[1].(string)
+	if matchName(pattern, value) {
+		return int64(1), nil
+	}
+	return int64(0), nil
+}
+
+// matchName is path.Match, false for an absent ("" or NULL) value or a
+// malformed pattern.
+func matchName(pattern, value string) bool {
+	if value == "" {
+		return false
+	}
+	matched, err := path.Match(pattern, value)
+	return err == nil && matched
+}
+
+// allows reports whether the scope may read e: condition, in Go, for the
+// read cache (a nil scope allows everything).
+func (sc *ReadScope) allows(e *Event) bool {
+	if sc == nil || (sc.Broadcasts && e.ToAgent == "*") {
+		return true
+	}
+	any := func(patterns []string, value string) bool {
+		for _, p := range patterns {
+			if matchName(p, value) {
+				return true
+			}
+		}
+		return false
+	}
+	return any(sc.Agents, e.ToAgent) || any(sc.Agents, e.FromAgent) || any(sc.Streams, e.Stream)
+}
+
+// IsPattern reports whether p has path.Match metacharacters.
+func IsPattern(p string) bool { return strings.ContainsAny(p, `*?[\`) }
+
+// condition is the scope as one SQL condition on the events table, whose
+// columns carry prefix ("" or "e.").
+func (sc *ReadScope) condition(prefix string) (string, []any) {
+	var (
+		parts []string
+		args  []any
+	)
+	match := func(col string, patterns []string) {
+		var exact []string
+		for _, p := range patterns {
+			if IsPattern(p) {
+				parts, args = append(parts, matchFunc+"(?, "+prefix+col+")"), append(args, p)
+			} else {
+				exact = append(exact, p)
+			}
+		}
+		if len(exact) > 0 {
+			parts = append(parts, prefix+col+" IN (?"+strings.Repeat(", ?", len(exact)-1)+")")
+			for _, e := range exact {
+				args = append(args, e)
+			}
+		}
+	}
+	if sc.Broadcasts {
+		parts = append(parts, prefix+"to_agent = '*'")
+	}
+	match("to_agent", sc.Agents)
+	match("from_agent", sc.Agents)
+	match("stream", sc.Streams)
+	if len(parts) == 0 {
+		return "0", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// EventVisible reports whether the event id exists and scope may read it.
+// A nil scope sees every event.
+func (s *Store) EventVisible(ctx context.Context, scope *ReadScope, id string) (bool, error) {
+	query, args := `SELECT 1 FROM events WHERE id = ?`, []any{id}
+	if scope != nil {
+		cond, cargs := scope.condition("")
+		query, args = query+" AND "+cond, append(args, cargs...)
+	}
+	return s.exists(ctx, query, args)
+}
+
+// ArtifactVisible reports whether the artifact id exists and scope may
+// read it: it was created by a name of the scope's mailboxes, or an event
+// the scope may read references it. An artifact referenced only by events
+// outside the scope stays hidden (its contents are as private as the
+// events that carry it). A nil scope sees every artifact.
+func (s *Store) ArtifactVisible(ctx context.Context, scope *ReadScope, id string) (bool, error) {
+	if scope == nil {
+		return s.exists(ctx, `SELECT 1 FROM artifacts WHERE id = ?`, []any{id})
+	}
+	cond, cargs := scope.condition("e.")
+	query := `SELECT 1 FROM artifacts a WHERE a.id = ? AND (` + creatorCondition(scope.Agents, &cargs) +
+		` OR EXISTS (SELECT 1 FROM event_artifacts ea JOIN events e ON e.id = ea.event_id WHERE ea.artifact_id = a.id AND ` +
+		cond + `))`
+	return s.exists(ctx, query, append([]any{id}, cargs...))
+}
+
+// creatorCondition matches a.created_by against the mailbox patterns,
+// prepending its arguments to args.
+func creatorCondition(agents []string, args *[]any) string {
+	if len(agents) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(agents))
+	head := make([]any, len(agents))
+	for i, p := range agents {
+		parts[i], head[i] = matchFunc+"(?, a.created_by)", p
+	}
+	*args = append(head, *args...)
+	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
+func (s *Store) exists(ctx context.Context, query string, args []any) (bool, error) {
+	rows, err := s.reads.pool().QueryContext(ctx, query, args...)
+	if err != nil {
+		return false, fmt.Errorf("scope check: %w", err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
