@@ -169,14 +169,14 @@ func TestAuth_HostPinAndOrigin(t *testing.T) {
 func TestPolicy_NonLoopbackBindDoesNotPinHost(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Token = htToken
-	p := newPolicy(cfg, "0.0.0.0", 8765)
+	p := newPolicy(cfg, "0.0.0.0", 8765, nil)
 	r := httptest.NewRequest("GET", "http://hub.example/statusz", nil)
 	r.Header.Set("Authorization", "Bearer "+htToken)
-	if got := p.check(r, true); got != 0 {
+	if got, _ := p.check(r, true); got != 0 {
 		t.Fatalf("check = %d, want 0 (no Host pin off loopback)", got)
 	}
 	r.Header.Set("Origin", "https://hub.example")
-	if got := p.check(r, true); got != 403 {
+	if got, _ := p.check(r, true); got != 403 {
 		t.Fatalf("foreign Origin: check = %d, want 403 on every bind", got)
 	}
 }

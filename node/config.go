@@ -40,6 +40,11 @@ type Config struct {
 	// Token is the bearer token every route but /healthz requires. ""
 	// means no route requires one (as in the Python hub).
 	Token string
+	// TokensFile is the agent tokens file (README "Agent tokens"): per
+	// token, the from_agent names it may write as and what it may read.
+	// "" configures none. With a tokens file every route but the health
+	// probes needs a token; Token, if set too, keeps full access.
+	TokensFile string
 	// AllowInsecureNoToken permits a non-loopback bind without Token, for
 	// deployments where a trusted fronting layer does access control.
 	AllowInsecureNoToken bool
@@ -184,7 +189,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("config: HTTPAddr %q: %w", c.HTTPAddr, err)
 	}
-	if !isLoopbackHost(host) && c.Token == "" && !c.AllowInsecureNoToken {
+	if !isLoopbackHost(host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
 		return ErrInsecureBind
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {

@@ -27,6 +27,7 @@ func (s *surface) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	f.Scope = identityFrom(r.Context()).readScope()
 	if wait < 0 {
 		page, err := s.store.List(r.Context(), f)
 		if err != nil {

@@ -58,6 +58,7 @@ type surface struct {
 type route struct {
 	name   string // metrics label: the path, or a fixed fallback name
 	auth   bool   // requires the bearer token (when one is configured)
+	scoped bool   // open to agent tokens, whose identity the handler applies; other auth routes need an admin token
 	stream bool   // long-lived: excluded from the duration histogram
 	h      http.HandlerFunc
 }
@@ -71,8 +72,8 @@ func (s *surface) getRoutes() map[string]route {
 		"/lsnode/keys":         {name: "/lsnode/keys", auth: true, h: s.handleKeys},
 		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.reg).ServeHTTP},
-		"/logstream/stream":    {name: "/logstream/stream", auth: true, stream: true, h: s.handleStream},
-		"/logstream/events":    {name: "/logstream/events", auth: true, stream: true, h: s.handleEvents},
+		"/logstream/stream":    {name: "/logstream/stream", auth: true, scoped: true, stream: true, h: s.handleStream},
+		"/logstream/events":    {name: "/logstream/events", auth: true, scoped: true, stream: true, h: s.handleEvents},
 		"/sync/version_vector": {name: "/sync/version_vector", auth: true, h: s.handleVersionVector},
 		"/sync/ops":            {name: "/sync/ops", auth: true, h: s.handleOps},
 		"/sync/artifact":       {name: "/sync/artifact", auth: true, h: s.handleArtifact},
@@ -84,7 +85,7 @@ func (s *surface) getRoutes() map[string]route {
 // policy (Host, Origin, bearer), panic recovery, metrics and statistics.
 func (s *surface) handler() http.Handler {
 	gets := s.getRoutes()
-	mcp := route{name: "/mcp", auth: true, stream: true, h: s.mcpMount(s.mcp).ServeHTTP}
+	mcp := route{name: "/mcp", auth: true, scoped: true, stream: true, h: s.mcpMount(s.mcp).ServeHTTP}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, s.lookup(gets, mcp, r))
 	})
@@ -101,7 +102,7 @@ func (s *surface) lookup(gets map[string]route, mcp route, r *http.Request) rout
 			return rt
 		}
 		if strings.HasPrefix(path, "/sync/") {
-			return route{name: "/sync/other", auth: true, h: notFound}
+			return route{name: "/sync/other", auth: true, scoped: true, h: notFound}
 		}
 		return route{name: "other", h: notFound}
 	case http.MethodPost:
@@ -111,7 +112,7 @@ func (s *surface) lookup(gets map[string]route, mcp route, r *http.Request) rout
 		if path == "/lsnode/keys" {
 			return route{name: "/lsnode/keys", auth: true, h: s.handleKeys}
 		}
-		return route{name: "other", auth: true, h: notFound}
+		return route{name: "other", auth: true, scoped: true, h: notFound}
 	}
 	return route{name: "other", h: func(w http.ResponseWriter, r *http.Request) {
 		writeErrorPage(w, http.StatusNotImplemented, fmt.Sprintf("Unsupported method (%s)", pyQuote(r.Method)))
@@ -130,7 +131,8 @@ func (s *surface) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	sw.onHeader = func(code int) {
-		s.stats.record(r, code, s.policy.bearer != nil && s.policy.authenticated(r), s.wall.Now())
+		_, authed := s.policy.identify(r)
+		s.stats.record(r, code, s.policy.authRequired() && authed, s.wall.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -142,12 +144,17 @@ func (s *surface) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		s.metrics.observe(rt.name, sw.code(), elapsed)
 	}()
-	if code := s.policy.check(r, rt.auth); code != 0 {
+	code, id := s.policy.check(r, rt.auth)
+	if code != 0 {
 		s.log.Warn("request rejected", "status", code, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"))
 		writeErrorPage(sw, code, http.StatusText(code))
 		return
 	}
-	rt.h(sw, r)
+	if rt.auth && !rt.scoped && id.scoped() {
+		refuseScoped(sw, r, s.log, id)
+		return
+	}
+	rt.h(sw, r.WithContext(withIdentity(r.Context(), id)))
 }
 
 // recovered answers a panicking handler with a 500 JSON error when

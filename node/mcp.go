@@ -26,7 +26,9 @@ type MCPStore interface {
 	EventSeq(ctx context.Context, id string) (int64, error)
 	List(ctx context.Context, f store.Filter) (store.ListResult, error)
 	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
-	Owed(ctx context.Context, agent, stream string, limit int) ([]store.Event, error)
+	OwedIn(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Event, error)
+	EventVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
+	ArtifactVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
 }
 
 var _ MCPStore = (*store.Store)(nil)
@@ -51,6 +53,11 @@ type MCPOptions struct {
 	MaxRequestBytes int64
 	// Logger receives internal tool failures; nil discards.
 	Logger *slog.Logger
+	// RequireIdentity refuses (as an internal error) a call whose context
+	// carries no caller identity: the node sets it when agent tokens are
+	// configured, so a dispatch path that lost the request's identity
+	// fails closed instead of granting full access.
+	RequireIdentity bool
 	// Metrics is where lsnode_mcp_calls_total and
 	// lsnode_mcp_call_duration_seconds are registered; nil registers none.
 	Metrics prometheus.Registerer
@@ -95,7 +102,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 		opts.MaxRequestBytes = defaultMCPRequestBytes
 	}
 	tools := &mcpTools{
-		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain,
+		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,
 		logger: logger.With("component", "mcp"), metrics: newMCPMetrics(opts.Metrics),
 	}
 	// The SDK logs every stateless request's session start and end at

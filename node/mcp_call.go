@@ -35,9 +35,11 @@ type mcpTools struct {
 	log      MCPStore
 	roster   func(ctx context.Context) (any, error)
 	readOnly bool
-	drain    context.Context // nil: never drains
-	logger   *slog.Logger
-	metrics  *mcpMetrics
+	// requireIdentity refuses calls without a caller identity (scope_tools.go).
+	requireIdentity bool
+	drain           context.Context // nil: never drains
+	logger          *slog.Logger
+	metrics         *mcpMetrics
 }
 
 // failure is refused input: its text is the hub's, and it travels inside

@@ -25,6 +25,9 @@ func (t *mcpTools) artifactPut(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	if err := t.checkWriter(ctx, "created_by", in.CreatedBy); err != nil {
+		return nil, err
+	}
 	w, err := t.log.PutArtifact(ctx, in)
 	if err != nil {
 		return nil, err
@@ -38,8 +41,12 @@ func (t *mcpTools) artifactGet(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	visible, err := t.visible(ctx, id, true)
+	if err != nil {
+		return nil, err
+	}
 	art, err := t.log.GetArtifact(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !visible) {
 		// The hub names the id as the caller sent it, before trimming.
 		return nil, toolFailure(fmt.Sprintf("artifact %s not found", rules.Repr(a.get("artifact_id").(string))))
 	}
@@ -71,6 +78,9 @@ func (t *mcpTools) patchSubmit(ctx context.Context, a *callArgs) (any, error) {
 	in.IdempotencyKey = c.routing("idempotency_key", false)
 	if c.err != nil {
 		return nil, c.err
+	}
+	if err := t.checkWriter(ctx, "from_agent", in.FromAgent); err != nil {
+		return nil, err
 	}
 	w, err := t.log.PatchSubmit(ctx, in)
 	if err != nil {

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,12 @@ func (t *mcpTools) eventAppend(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	if err := t.checkWriter(ctx, "from_agent", in.FromAgent); err != nil {
+		return nil, err
+	}
+	if err := t.checkArtifactsVisible(ctx, in.ArtifactIDs); err != nil {
+		return nil, err
+	}
 	w, err := t.log.Append(ctx, in)
 	if err != nil {
 		return nil, err
@@ -51,12 +58,16 @@ func (t *mcpTools) eventAck(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	// The hub looks the target up before it checks anything else.
+	// The hub looks the target up before it checks anything else; a
+	// target outside the caller's read scope is not found either.
 	var missing *store.ValidationError
 	if _, err := t.log.EventSeq(ctx, id); errors.As(err, &missing) {
 		return nil, toolFailure(fmt.Sprintf("event %s not found", rules.Repr(id)))
 	} else if err != nil {
 		return nil, err
+	}
+	if ok, err := t.visible(ctx, id, false); err != nil || !ok {
+		return nil, cmp.Or(err, toolFailure(fmt.Sprintf("event %s not found", rules.Repr(id))))
 	}
 	in := store.AckInput{EventID: id}
 	// An empty topic keeps the target's, as an absent one does (the hub
@@ -68,6 +79,9 @@ func (t *mcpTools) eventAck(ctx context.Context, a *callArgs) (any, error) {
 	in.IdempotencyKey = c.routing("idempotency_key", false)
 	if c.err != nil {
 		return nil, c.err
+	}
+	if err := t.checkWriter(ctx, "from_agent", in.FromAgent); err != nil {
+		return nil, err
 	}
 	w, err := t.log.Ack(ctx, in)
 	if err != nil {
@@ -105,6 +119,10 @@ func (t *mcpTools) eventList(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	var err error
+	if f.Scope, err = t.readScope(ctx); err != nil {
+		return nil, err
+	}
 	page, err := t.log.List(ctx, f)
 	if err != nil {
 		return nil, err
@@ -122,6 +140,10 @@ func (t *mcpTools) eventWait(ctx context.Context, a *callArgs) (any, error) {
 	f.Order = "asc"
 	if c.err != nil {
 		return nil, c.err
+	}
+	var err error
+	if f.Scope, err = t.readScope(ctx); err != nil {
+		return nil, err
 	}
 	page, timedOut, err := t.wait(ctx, f, timeout)
 	if err != nil {
@@ -161,7 +183,11 @@ func (t *mcpTools) eventOwed(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	events, err := t.log.Owed(ctx, agent, stream, limit)
+	scope, err := t.readScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	events, err := t.log.OwedIn(ctx, scope, agent, stream, limit)
 	if err != nil {
 		return nil, err
 	}

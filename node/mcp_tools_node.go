@@ -22,6 +22,9 @@ func (t *mcpTools) taskCreate(ctx context.Context, a *callArgs) (any, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	if err := t.checkWriter(ctx, "from_agent", in.FromAgent); err != nil {
+		return nil, err
+	}
 	w, handoff, err := t.log.TaskCreate(ctx, in)
 	if err != nil {
 		return nil, err
@@ -31,6 +34,9 @@ func (t *mcpTools) taskCreate(ctx context.Context, a *callArgs) (any, error) {
 
 // meshPeers answers with the node's roster, the GET /sync/peers payload.
 func (t *mcpTools) meshPeers(ctx context.Context, _ *callArgs) (any, error) {
+	if err := t.checkAdmin(ctx, "mempalace_mesh_peers", "the roster is replication state, as GET /sync/peers"); err != nil {
+		return nil, err
+	}
 	if t.roster == nil {
 		return nil, toolFailure("the mesh roster is not available on this node")
 	}

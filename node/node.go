@@ -49,6 +49,7 @@ type Node struct {
 	wall hlc.WallClock
 
 	roster RosterFunc
+	tokens *tokenHolder // nil without a tokens file
 
 	// Set by Start.
 	store    *store.Store
@@ -96,6 +97,9 @@ func New(cfg Config) (*Node, error) {
 	}
 	if n.wall == nil {
 		n.wall = hlc.SystemClock{}
+	}
+	if err := n.loadTokens(); err != nil {
+		return nil, err
 	}
 	n.drain, n.cancelDrain = context.WithCancel(context.Background())
 	n.run, n.cancelRun = context.WithCancel(context.Background())
@@ -153,8 +157,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	})
 	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
-		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "")
-	if n.cfg.Token == "" && !isLoopbackHost(n.surface.bindHost) {
+		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "", "agent_tokens", n.tokenCount())
+	if n.cfg.Token == "" && n.tokens == nil && !isLoopbackHost(n.surface.bindHost) {
 		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
 			"host", n.surface.bindHost)
 	}
@@ -208,7 +212,7 @@ func (n *Node) newSurface(host string, port int, scheme string) *surface {
 	name, _ := os.Hostname()
 	return &surface{
 		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall, integrity: n.integrity,
-		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port), stats: newRequestStats(),
+		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port, n.tokens), stats: newRequestStats(),
 		sse:    &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
 		roster: n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
 		started: n.wall.Now(),

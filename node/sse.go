@@ -69,6 +69,7 @@ func (s *surface) openCursor(ctx context.Context, q query, lastEventID string) (
 	}
 	c := &streamCursor{f: f}
 	c.f.Limit = sseBatchLimit
+	c.f.Scope = identityFrom(ctx).readScope()
 	switch {
 	case q["since_event_id"] != "":
 		c.f.SinceEventID = q["since_event_id"]

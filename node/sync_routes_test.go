@@ -333,7 +333,7 @@ func TestSync_UnexpectedErrorsAre500JSON(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		cfg := DefaultConfig()
 		s := &surface{cfg: cfg, store: failingStore{panics: panics}, log: discardLogger(), wall: hlc.SystemClock{},
-			reg: prometheus.NewRegistry(), metrics: newHTTPMetrics(prometheus.NewRegistry()), policy: newPolicy(cfg, "127.0.0.1", 8765), stats: newRequestStats()}
+			reg: prometheus.NewRegistry(), metrics: newHTTPMetrics(prometheus.NewRegistry()), policy: newPolicy(cfg, "127.0.0.1", 8765, nil), stats: newRequestStats()}
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("GET", "http://127.0.0.1:8765/sync/ops?origin=rep_000000000000", nil)
 		s.handler().ServeHTTP(rec, req)

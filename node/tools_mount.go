@@ -28,6 +28,7 @@ func (n *Node) newMCPHandler() http.Handler {
 		Version:         n.cfg.Version,
 		MaxRequestBytes: n.cfg.MaxRequestBytes,
 		Logger:          n.log,
+		RequireIdentity: n.tokens != nil,
 		Metrics:         n.reg,
 	})
 }
