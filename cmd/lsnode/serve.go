@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/lsnode/lsnode/node"
@@ -17,11 +20,11 @@ import (
 // serveFlags are the flags of `lsnode serve`; each falls back to its
 // LSNODE_* variable, then to the Python hub's variable where it has one.
 type serveFlags struct {
-	data, httpAddr, tokenFile, tlsCert, tlsKey, tlsCA, extraHosts, logLevel *string
-	readOnly, syncFull, allowInsecure                                       *bool
-	sseMaxClients, readCacheMB                                              *int
-	shutdownTimeout                                                         *time.Duration
-	cluster                                                                 *clusterFlags
+	data, httpAddr, tokenFile, tokensFile, tlsCert, tlsKey, tlsCA, extraHosts, logLevel *string
+	readOnly, syncFull, allowInsecure                                                   *bool
+	sseMaxClients, readCacheMB                                                          *int
+	shutdownTimeout                                                                     *time.Duration
+	cluster                                                                             *clusterFlags
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -30,9 +33,11 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		data:      fs.String("data", envOr(def.DataDir, "LSNODE_DATA"), "data dir holding the log (env LSNODE_DATA)"),
 		httpAddr:  fs.String("http", envOr(def.HTTPAddr, "LSNODE_HTTP"), "HTTP listen address host:port (env LSNODE_HTTP)"),
 		tokenFile: fs.String("token-file", envOr("", "LSNODE_TOKEN_FILE"), "file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
-		readOnly:  fs.Bool("read-only", envTruthy("LSNODE_READ_ONLY", "MEMPALACE_MCP_READ_ONLY"), "refuse every write tool (env LSNODE_READ_ONLY)"),
-		tlsCert:   fs.String("tls-cert", envOr("", "LSNODE_TLS_CERT", "MEMPALACE_MCP_TLS_CERT"), "TLS certificate file; needs --tls-key (env LSNODE_TLS_CERT)"),
-		tlsKey:    fs.String("tls-key", envOr("", "LSNODE_TLS_KEY", "MEMPALACE_MCP_TLS_KEY"), "TLS key file; needs --tls-cert (env LSNODE_TLS_KEY)"),
+		tokensFile: fs.String("tokens-file", envOr("", "LSNODE_TOKENS_FILE"),
+			"agent tokens file: per token the from_agent names it may write as and what it may read; re-read on SIGHUP (env LSNODE_TOKENS_FILE)"),
+		readOnly: fs.Bool("read-only", envTruthy("LSNODE_READ_ONLY", "MEMPALACE_MCP_READ_ONLY"), "refuse every write tool (env LSNODE_READ_ONLY)"),
+		tlsCert:  fs.String("tls-cert", envOr("", "LSNODE_TLS_CERT", "MEMPALACE_MCP_TLS_CERT"), "TLS certificate file; needs --tls-key (env LSNODE_TLS_CERT)"),
+		tlsKey:   fs.String("tls-key", envOr("", "LSNODE_TLS_KEY", "MEMPALACE_MCP_TLS_KEY"), "TLS key file; needs --tls-cert (env LSNODE_TLS_KEY)"),
 		tlsCA: fs.String("tls-ca", envOr("", "LSNODE_TLS_CA"),
 			"CA certificate file (PEM): mutual TLS for replication with the --tls-cert/--tls-key pair; peers need a certificate from this CA (env LSNODE_TLS_CA)"),
 		syncFull: fs.Bool("sync-full", envTruthy("LSNODE_SYNC_FULL"), "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)"),
@@ -81,7 +86,7 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 		return node.Config{}, err
 	}
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Token = *f.data, *f.httpAddr, token
+	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.TokensFile = *f.data, *f.httpAddr, token, *f.tokensFile
 	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
 	cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = *f.tlsCert, *f.tlsKey, *f.tlsCA
 	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
@@ -131,12 +136,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := n.Start(ctx); err != nil {
 		return err
 	}
-	var failed error
-	select {
-	case <-ctx.Done():
-		logger.Info("shutdown: signal received")
-	case failed = <-n.Failed():
-	}
+	failed := runUntilStopped(ctx, n, logger)
 	sctx, cancel := context.WithTimeout(context.Background(), *f.shutdownTimeout)
 	defer cancel()
 	if err := n.Shutdown(sctx); err != nil {
@@ -146,4 +146,24 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		logger.Info("shutdown: complete")
 	}
 	return failed
+}
+
+// runUntilStopped serves until ctx ends (SIGINT, SIGTERM) or the node
+// fails, and returns the failure. SIGHUP meanwhile re-reads the tokens
+// file; a bad file is logged and the current tokens stay.
+func runUntilStopped(ctx context.Context, n *node.Node, logger *slog.Logger) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			logger.Info("shutdown: signal received")
+			return nil
+		case err := <-n.Failed():
+			return err
+		case <-hup:
+			_ = n.ReloadTokens() // logged by the node; the old tokens stay on failure
+		}
+	}
 }

@@ -1,0 +1,396 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lsnode/lsnode/store"
+)
+
+// The tokens of the matrix: the shared token (htToken) plus a tokens file
+// with an agent token and an admin token.
+const (
+	tkAgent = "agent-pi-token"
+	tkAdmin = "admin-ops-token"
+	tkWrong = "not-a-token"
+)
+
+const tkFile = `{"tokens": [
+  {"token": "` + tkAgent + `", "name": "pi", "write_as": ["pi@laptop", "pi-*"], "read": "mailbox"},
+  {"token": "` + tkAdmin + `", "name": "ops", "admin": true}
+]}`
+
+// tkStart starts a node with the shared token and the matrix tokens file.
+func tkStart(t *testing.T, file string) *Node {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return htStart(t, func(c *Config) {
+		c.Token = htToken
+		c.TokensFile = path
+	})
+}
+
+// tkCaller is one column of the matrix: the Authorization header sent.
+type tkCaller struct{ name, token string }
+
+var tkCallers = []tkCaller{
+	{"none", ""}, {"wrong", tkWrong}, {"agent", tkAgent}, {"admin", tkAdmin}, {"shared", htToken},
+}
+
+// tkRoutes are every HTTP route with the status each caller gets.
+var tkRoutes = []struct {
+	method, path, body      string
+	none, agent, authorized int // none also stands for a wrong token
+}{
+	{"GET", "/healthz", "", 200, 200, 200},
+	{"GET", "/readyz", "", 200, 200, 200},
+	{"GET", "/statusz", "", 401, 403, 200},
+	{"GET", "/metrics", "", 401, 403, 200},
+	{"GET", "/lsnode/agents", "", 401, 403, 200},
+	{"GET", "/logstream/stream", "", 401, 200, 200},
+	{"GET", "/logstream/events", "", 401, 200, 200},
+	{"GET", "/sync/version_vector", "", 401, 403, 200},
+	{"GET", "/sync/ops?origin=rep_000000000000", "", 401, 403, 200},
+	{"GET", "/sync/artifact?id=art_nope", "", 401, 403, 404},
+	{"GET", "/sync/peers", "", 401, 403, 200},
+	{"GET", "/sync/nope", "", 401, 404, 404},
+	{"GET", "/nope", "", 404, 404, 404},
+	{"POST", "/mcp", rpcToolsList, 401, 200, 200},
+	{"POST", "/nope", "{}", 401, 404, 404},
+}
+
+func TestTokens_RouteMatrix(t *testing.T) {
+	n := tkStart(t, tkFile)
+	for _, rt := range tkRoutes {
+		for _, c := range tkCallers {
+			t.Run(rt.method+rt.path+"/"+c.name, func(t *testing.T) {
+				h := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+				if c.token != "" {
+					h["Authorization"] = "Bearer " + c.token
+				}
+				want := rt.authorized
+				switch c.name {
+				case "none", "wrong":
+					want = rt.none
+				case "agent":
+					want = rt.agent
+				}
+				if rt.path == "/logstream/stream" && want == 200 {
+					got, _ := htStatus(t, n, htReq{method: rt.method, path: rt.path, header: h})
+					if got != want {
+						t.Fatalf("status %d, want %d", got, want)
+					}
+					return
+				}
+				r := htDo(t, n, htReq{method: rt.method, path: rt.path, body: rt.body, header: h})
+				if r.status != want {
+					t.Fatalf("status %d, want %d: %s", r.status, want, r.body)
+				}
+				if r.status == http.StatusForbidden {
+					msg, _ := htJSON(t, r)["error"].(string)
+					if !strings.Contains(msg, "needs an admin token") || !strings.Contains(msg, `"pi"`) {
+						t.Fatalf("403 error %q does not say an admin token is needed, naming the token", msg)
+					}
+				}
+			})
+		}
+	}
+}
+
+// tkCall runs one tools/call through the node's surface with token.
+func tkCall(t *testing.T, n *Node, token, tool, args string) rpcReply {
+	t.Helper()
+	h := map[string]string{"Accept": "application/json", "Content-Type": "application/json"}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, args)
+	r := htDo(t, n, htReq{method: http.MethodPost, path: "/mcp", body: body, header: h})
+	if r.status != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", tool, r.status, r.body)
+	}
+	var out rpcReply
+	if err := json.Unmarshal([]byte(r.body), &out); err != nil {
+		t.Fatalf("%s: decode %s: %v", tool, r.body, err)
+	}
+	return out
+}
+
+// tkCounts is how many events and artifacts the node holds.
+func tkCounts(t *testing.T, n *Node) store.Stats {
+	t.Helper()
+	st, err := n.Store().Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store.Stats{Events: st.Events, Artifacts: st.Artifacts}
+}
+
+func TestTokens_WriteMatrix(t *testing.T) {
+	n := tkStart(t, tkFile)
+	target := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hiddenTarget := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	hidden, err := n.Store().PutArtifact(context.Background(), store.ArtifactInput{Kind: "note", CreatedBy: "eve", Content: "eve's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := []struct {
+		tool, self, other string // arguments writing as a name the agent token may use, and one it may not
+		refusal               string
+	}{
+		{toolEventAppend,
+			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop","to_agent":"boss"}`,
+			`{"type":"note","stream":"s","room":"r","from_agent":"eve","to_agent":"boss"}`,
+			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
+		{toolEventAck,
+			`{"event_id":"` + target.ID + `","from_agent":"pi-2","status":"applied"}`,
+			`{"event_id":"` + target.ID + `","from_agent":"eve","status":"applied"}`,
+			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
+		{toolArtifactPut,
+			`{"kind":"note","content":"mine","created_by":"pi@laptop"}`,
+			`{"kind":"note","content":"theirs","created_by":"eve"}`,
+			`created_by 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
+		{toolPatchSubmit,
+			`{"content":"--- a\n+++ b\n","from_agent":"pi@laptop","stream":"s"}`,
+			`{"content":"--- a\n+++ b\n","from_agent":"eve","stream":"s"}`,
+			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
+		{toolTaskCreate,
+			`{"project":"p","from_agent":"pi@laptop","to_agent":"boss","goal":"g","branch":"main","base_commit":"abcdef1","done":"d"}`,
+			`{"project":"p","from_agent":"eve","to_agent":"boss","goal":"g","branch":"main","base_commit":"abcdef1","done":"d"}`,
+			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
+		// Not impersonation, but the same guard: a scoped token cannot
+		// attach an artifact it may not read, nor ack an event it may not
+		// see; both answer as for an id that does not exist.
+		{toolEventAppend,
+			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop"}`,
+			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop","artifact_ids":["` + hidden.Artifact.ID + `"]}`,
+			`artifact_ids references unknown artifact '` + hidden.Artifact.ID + `'`},
+		{toolEventAck,
+			`{"event_id":"` + target.ID + `","from_agent":"pi@laptop"}`,
+			`{"event_id":"` + hiddenTarget.ID + `","from_agent":"pi@laptop"}`,
+			`event '` + hiddenTarget.ID + `' not found`},
+	}
+	for i, w := range writes {
+		t.Run(fmt.Sprintf("%d-%s", i, w.tool), func(t *testing.T) {
+			for _, c := range tkCallers[2:] {
+				before := tkCounts(t, n)
+				p := tkCall(t, n, c.token, w.tool, w.other).payload(t)
+				after := tkCounts(t, n)
+				if c.name == "agent" {
+					if p["success"] != false || p["error"] != w.refusal || len(p) != 2 {
+						t.Fatalf("agent token: %v, want {success: false, error: %q}", p, w.refusal)
+					}
+					if after != before {
+						t.Fatalf("a refused write stored something: %+v -> %+v", before, after)
+					}
+				} else if p["success"] != true {
+					t.Fatalf("%s token: %v, want success", c.name, p)
+				}
+				if p := tkCall(t, n, c.token, w.tool, w.self).payload(t); p["success"] != true {
+					t.Fatalf("%s token writing as itself: %v", c.name, p)
+				}
+			}
+		})
+	}
+}
+
+func TestTokens_ReadMatrix(t *testing.T) {
+	n := tkStart(t, tkFile)
+	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "c1", Status: "open"})
+	broadcast := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "*"})
+	theirs := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve", CorrelationID: "c2", Status: "open"})
+	ctx := context.Background()
+	put := func(by string, attachTo ...string) string {
+		a, err := n.Store().PutArtifact(ctx, store.ArtifactInput{Kind: "note", CreatedBy: by, Content: "by " + by + strings.Join(attachTo, ",")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(attachTo) > 0 {
+			htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: attachTo[0], ArtifactIDs: []string{a.Artifact.ID}})
+		}
+		return a.Artifact.ID
+	}
+	ownArt, sharedArt, hiddenArt := put("pi@laptop"), put("boss", "pi@laptop"), put("boss", "eve")
+	all := []string{mine.ID, broadcast.ID, theirs.ID}
+	ids := func(p map[string]any) []string {
+		var out []string
+		for _, e := range p["events"].([]any) {
+			id := e.(map[string]any)["id"].(string)
+			if id == mine.ID || id == broadcast.ID || id == theirs.ID {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, c := range tkCallers[2:] {
+		t.Run(c.name, func(t *testing.T) {
+			want := all
+			if c.name == "agent" {
+				want = []string{mine.ID, broadcast.ID}
+			}
+			if got := ids(tkCall(t, n, c.token, toolEventList, `{"order":"asc","limit":500}`).payload(t)); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("event_list: %v, want %v", got, want)
+			}
+			if got := ids(tkCall(t, n, c.token, toolEventWait, `{"timeout_ms":0,"limit":500}`).payload(t)); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("event_wait: %v, want %v", got, want)
+			}
+			r := htGet(t, n, "/logstream/events?limit=500", c.token)
+			if got := ids(htJSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("/logstream/events: %v, want %v", got, want)
+			}
+			owed := ids(tkCall(t, n, c.token, toolEventOwed, `{"agent":"eve"}`).payload(t))
+			if wantOwed := c.name != "agent"; (len(owed) == 1) != wantOwed {
+				t.Errorf("event_owed of eve: %v (visible: %v)", owed, wantOwed)
+			}
+			for art, visible := range map[string]bool{ownArt: true, sharedArt: true, hiddenArt: c.name != "agent"} {
+				p := tkCall(t, n, c.token, toolArtifactGet, `{"artifact_id":"`+art+`"}`).payload(t)
+				if visible != (p["artifact"] != nil) {
+					t.Errorf("artifact_get %s: %v (visible: %v)", art, p, visible)
+				}
+				if !visible && p["error"] != "artifact '"+art+"' not found" {
+					t.Errorf("a hidden artifact must read as missing: %v", p)
+				}
+			}
+			p := tkCall(t, n, c.token, toolMeshPeers, `{}`).payload(t)
+			if c.name == "agent" {
+				if msg, _ := p["error"].(string); !strings.HasPrefix(msg, "mempalace_mesh_peers needs an admin token") || len(p) != 1 {
+					t.Errorf("mesh_peers for an agent token: %v", p)
+				}
+			} else if p["error"] != nil {
+				t.Errorf("mesh_peers: %v", p)
+			}
+		})
+	}
+}
+
+// A scoped event_wait is not woken by events it may not see, and returns
+// only the one it may.
+func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
+	n := tkStart(t, tkFile)
+	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	p := tkCall(t, n, tkAgent, toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).payload(t)
+	if p["timed_out"] != true || p["count"].(json.Number).String() != "0" {
+		t.Fatalf("wait over a hidden event: %v, want a timeout", p)
+	}
+	done := make(chan map[string]any, 1)
+	go func() {
+		done <- tkCall(t, n, tkAgent, toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":60000}`).payload(t)
+	}()
+	// Hidden commits arrive (before or while the wait runs: either way it
+	// must not answer with them, nor early with nothing); then the visible one.
+	for range 3 {
+		htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	}
+	visible := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi-2"})
+	got := <-done
+	evs := got["events"].([]any)
+	if got["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != visible.ID {
+		t.Fatalf("wait woke with %v, want only %s", got, visible.ID)
+	}
+}
+
+// A scoped SSE stream never sends an event outside the scope.
+func TestTokens_StreamFiltered(t *testing.T) {
+	n := tkStart(t, tkFile)
+	s := htOpenStream(t, n, "", map[string]string{"Authorization": "Bearer " + tkAgent})
+	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	htAppend(t, n, store.AppendInput{FromAgent: "eve", ToAgent: "boss", Stream: "private/eve"})
+	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	if f := s.nextEvent(t); f.ID != mine.ID {
+		t.Fatalf("stream sent %s first, want %s (the hidden events must be skipped)", f.ID, mine.ID)
+	}
+	admin := htOpenStream(t, n, "?since_event_id="+mine.ID, map[string]string{"Authorization": "Bearer " + tkAdmin})
+	last := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	if f := admin.nextEvent(t); f.ID != last.ID {
+		t.Fatalf("admin stream sent %s, want %s", f.ID, last.ID)
+	}
+}
+
+// Without the shared token the file alone guards the node; an empty
+// table refuses every token rather than opening the node.
+func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(path, []byte(`{"tokens": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := htStart(t, func(c *Config) { c.TokensFile = path })
+	for _, tok := range []string{"", htToken, "x"} {
+		if r := htGet(t, n, "/logstream/events", tok); r.status != http.StatusUnauthorized {
+			t.Fatalf("token %q on an empty table: %d", tok, r.status)
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{"tokens": [{"token": "`+tkAgent+`", "write_as": ["pi@laptop"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.ReloadTokens(); err != nil {
+		t.Fatal(err)
+	}
+	if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
+		t.Fatalf("after reload: %d %s", r.status, r.body)
+	}
+	if r := htGet(t, n, "/metrics", tkAgent); r.status != http.StatusForbidden {
+		t.Fatalf("an unnamed agent token on /metrics: %d", r.status)
+	}
+}
+
+func TestTokens_ReloadKeepsTableOnError(t *testing.T) {
+	n := tkStart(t, tkFile)
+	path := n.cfg.TokensFile
+	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + htToken + `"}]}`} {
+		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.ReloadTokens(); err == nil {
+			t.Fatalf("reload of %s succeeded", bad)
+		}
+		if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
+			t.Fatalf("after a failed reload the old token stopped working: %d", r.status)
+		}
+	}
+}
+
+func TestTokens_BadFileRefusedAtStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(path, []byte(`{"tokens": [{"token": "a", "name": "pi", "write_as": ["pi-["]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.DataDir, cfg.TokensFile = t.TempDir(), path
+	_, err := New(cfg)
+	if err == nil || !strings.Contains(err.Error(), `tokens[0] ("pi"): write_as[0] "pi-["`) {
+		t.Fatalf("New: %v", err)
+	}
+}
+
+// A non-loopback bind is allowed with a tokens file and no shared token.
+func TestTokens_FileSatisfiesNonLoopbackBind(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HTTPAddr = "0.0.0.0:0"
+	if err := cfg.Validate(); err != ErrInsecureBind {
+		t.Fatalf("no token: %v", err)
+	}
+	cfg.TokensFile = "tokens.json"
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("with a tokens file: %v", err)
+	}
+}
+
+// With RequireIdentity a call that reaches the tools without an identity
+// on its context is refused, never served with full access.
+func TestTokens_ToolsFailClosedWithoutIdentity(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{RequireIdentity: true})
+	r := h.call(toolEventList, `{}`)
+	if r.Error == nil || r.Error.Code != codeToolFailure || !strings.Contains(string(r.Error.Data), "no caller identity") {
+		t.Fatalf("call without identity: %+v", r)
+	}
+}
