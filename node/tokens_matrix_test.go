@@ -145,7 +145,7 @@ func TestTokens_WriteMatrix(t *testing.T) {
 	}
 	writes := []struct {
 		tool, self, other string // arguments writing as a name the agent token may use, and one it may not
-		refusal               string
+		refusal           string
 	}{
 		{toolEventAppend,
 			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop","to_agent":"boss"}`,
