@@ -106,14 +106,20 @@ func TestTokens_RouteMatrix(t *testing.T) {
 	}
 }
 
-// tkCall runs one tools/call through the node's surface with token.
-func tkCall(t *testing.T, n *Node, token, tool, args string) rpcReply {
+// tkPaths are the two ways a tools/call reaches the tools: the fast path
+// (a plain call) and the SDK server (a call with _meta, which the fast
+// path leaves to the SDK). Both must apply the token's identity.
+var tkPaths = []struct{ name, meta string }{{"fast", ""}, {"sdk", `,"_meta":{}`}}
+
+// tkCall runs one tools/call through the node's surface with token; meta
+// is "" or tkPaths' _meta member.
+func tkCall(t *testing.T, n *Node, token, meta, tool, args string) rpcReply {
 	t.Helper()
 	h := map[string]string{"Accept": "application/json", "Content-Type": "application/json"}
 	if token != "" {
 		h["Authorization"] = "Bearer " + token
 	}
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, args)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, tool, args, meta)
 	r := htDo(t, n, htReq{method: http.MethodPost, path: "/mcp", body: body, header: h})
 	if r.status != http.StatusOK {
 		t.Fatalf("%s: status %d: %s", tool, r.status, r.body)
@@ -179,27 +185,41 @@ func TestTokens_WriteMatrix(t *testing.T) {
 			`{"event_id":"` + hiddenTarget.ID + `","from_agent":"pi@laptop"}`,
 			`event '` + hiddenTarget.ID + `' not found`},
 	}
-	for i, w := range writes {
-		t.Run(fmt.Sprintf("%d-%s", i, w.tool), func(t *testing.T) {
-			for _, c := range tkCallers[2:] {
-				before := tkCounts(t, n)
-				p := tkCall(t, n, c.token, w.tool, w.other).payload(t)
-				after := tkCounts(t, n)
-				if c.name == "agent" {
-					if p["success"] != false || p["error"] != w.refusal || len(p) != 2 {
-						t.Fatalf("agent token: %v, want {success: false, error: %q}", p, w.refusal)
-					}
-					if after != before {
-						t.Fatalf("a refused write stored something: %+v -> %+v", before, after)
-					}
-				} else if p["success"] != true {
-					t.Fatalf("%s token: %v, want success", c.name, p)
-				}
-				if p := tkCall(t, n, c.token, w.tool, w.self).payload(t); p["success"] != true {
-					t.Fatalf("%s token writing as itself: %v", c.name, p)
-				}
+	// The agent token runs every row on both paths before the admin and
+	// shared tokens write: their accepted writes (an event of pi@laptop
+	// attaching the hidden artifact) would bring it into the agent's scope.
+	for _, callers := range [][]tkCaller{tkCallers[2:3], tkCallers[3:]} {
+		for i, w := range writes {
+			for _, path := range tkPaths {
+				t.Run(fmt.Sprintf("%s-%d-%s-%s", callers[0].name, i, w.tool, path.name), func(t *testing.T) {
+					tkWrite(t, n, callers, path.meta, w.tool, w.self, w.other, w.refusal)
+				})
 			}
-		})
+		}
+	}
+}
+
+// tkWrite runs one write of the matrix with each caller: as a name the
+// agent token may not use (refused for it alone, nothing stored), then
+// as one it may.
+func tkWrite(t *testing.T, n *Node, callers []tkCaller, meta, tool, self, other, refusal string) {
+	for _, c := range callers {
+		before := tkCounts(t, n)
+		p := tkCall(t, n, c.token, meta, tool, other).payload(t)
+		after := tkCounts(t, n)
+		if c.name == "agent" {
+			if p["success"] != false || p["error"] != refusal || len(p) != 2 {
+				t.Fatalf("agent token: %v, want {success: false, error: %q}", p, refusal)
+			}
+			if after != before {
+				t.Fatalf("a refused write stored something: %+v -> %+v", before, after)
+			}
+		} else if p["success"] != true {
+			t.Fatalf("%s token: %v, want success", c.name, p)
+		}
+		if p := tkCall(t, n, c.token, meta, tool, self).payload(t); p["success"] != true {
+			t.Fatalf("%s token writing as itself: %v", c.name, p)
+		}
 	}
 }
 
@@ -231,44 +251,47 @@ func TestTokens_ReadMatrix(t *testing.T) {
 		}
 		return out
 	}
-	for _, c := range tkCallers[2:] {
-		t.Run(c.name, func(t *testing.T) {
-			want := all
-			if c.name == "agent" {
-				want = []string{mine.ID, broadcast.ID}
-			}
-			if got := ids(tkCall(t, n, c.token, toolEventList, `{"order":"asc","limit":500}`).payload(t)); strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("event_list: %v, want %v", got, want)
-			}
-			if got := ids(tkCall(t, n, c.token, toolEventWait, `{"timeout_ms":0,"limit":500}`).payload(t)); strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("event_wait: %v, want %v", got, want)
-			}
-			r := htGet(t, n, "/logstream/events?limit=500", c.token)
-			if got := ids(htJSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("/logstream/events: %v, want %v", got, want)
-			}
-			owed := ids(tkCall(t, n, c.token, toolEventOwed, `{"agent":"eve"}`).payload(t))
-			if wantOwed := c.name != "agent"; (len(owed) == 1) != wantOwed {
-				t.Errorf("event_owed of eve: %v (visible: %v)", owed, wantOwed)
-			}
-			for art, visible := range map[string]bool{ownArt: true, sharedArt: true, hiddenArt: c.name != "agent"} {
-				p := tkCall(t, n, c.token, toolArtifactGet, `{"artifact_id":"`+art+`"}`).payload(t)
-				if visible != (p["artifact"] != nil) {
-					t.Errorf("artifact_get %s: %v (visible: %v)", art, p, visible)
+	for _, path := range tkPaths {
+		for _, c := range tkCallers[2:] {
+			t.Run(path.name+"/"+c.name, func(t *testing.T) {
+				call := func(tool, args string) map[string]any { return tkCall(t, n, c.token, path.meta, tool, args).payload(t) }
+				want := all
+				if c.name == "agent" {
+					want = []string{mine.ID, broadcast.ID}
 				}
-				if !visible && p["error"] != "artifact '"+art+"' not found" {
-					t.Errorf("a hidden artifact must read as missing: %v", p)
+				if got := ids(call(toolEventList, `{"order":"asc","limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("event_list: %v, want %v", got, want)
 				}
-			}
-			p := tkCall(t, n, c.token, toolMeshPeers, `{}`).payload(t)
-			if c.name == "agent" {
-				if msg, _ := p["error"].(string); !strings.HasPrefix(msg, "mempalace_mesh_peers needs an admin token") || len(p) != 1 {
-					t.Errorf("mesh_peers for an agent token: %v", p)
+				if got := ids(call(toolEventWait, `{"timeout_ms":0,"limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("event_wait: %v, want %v", got, want)
 				}
-			} else if p["error"] != nil {
-				t.Errorf("mesh_peers: %v", p)
-			}
-		})
+				r := htGet(t, n, "/logstream/events?limit=500", c.token)
+				if got := ids(htJSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("/logstream/events: %v, want %v", got, want)
+				}
+				owed := ids(call(toolEventOwed, `{"agent":"eve"}`))
+				if wantOwed := c.name != "agent"; (len(owed) == 1) != wantOwed {
+					t.Errorf("event_owed of eve: %v (visible: %v)", owed, wantOwed)
+				}
+				for art, visible := range map[string]bool{ownArt: true, sharedArt: true, hiddenArt: c.name != "agent"} {
+					p := call(toolArtifactGet, `{"artifact_id":"`+art+`"}`)
+					if visible != (p["artifact"] != nil) {
+						t.Errorf("artifact_get %s: %v (visible: %v)", art, p, visible)
+					}
+					if !visible && p["error"] != "artifact '"+art+"' not found" {
+						t.Errorf("a hidden artifact must read as missing: %v", p)
+					}
+				}
+				p := call(toolMeshPeers, `{}`)
+				if c.name == "agent" {
+					if msg, _ := p["error"].(string); !strings.HasPrefix(msg, "mempalace_mesh_peers needs an admin token") || len(p) != 1 {
+						t.Errorf("mesh_peers for an agent token: %v", p)
+					}
+				} else if p["error"] != nil {
+					t.Errorf("mesh_peers: %v", p)
+				}
+			})
+		}
 	}
 }
 
@@ -278,13 +301,13 @@ func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 	n := tkStart(t, tkFile)
 	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
 	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	p := tkCall(t, n, tkAgent, toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).payload(t)
+	p := tkCall(t, n, tkAgent, "", toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).payload(t)
 	if p["timed_out"] != true || p["count"].(json.Number).String() != "0" {
 		t.Fatalf("wait over a hidden event: %v, want a timeout", p)
 	}
 	done := make(chan map[string]any, 1)
 	go func() {
-		done <- tkCall(t, n, tkAgent, toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":60000}`).payload(t)
+		done <- tkCall(t, n, tkAgent, "", toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":60000}`).payload(t)
 	}()
 	// Hidden commits arrive (before or while the wait runs: either way it
 	// must not answer with them, nor early with nothing); then the visible one.
