@@ -56,6 +56,8 @@ var tkRoutes = []struct {
 	{"GET", "/statusz", "", 401, 403, 200},
 	{"GET", "/metrics", "", 401, 403, 200},
 	{"GET", "/lsnode/agents", "", 401, 403, 200},
+	{"GET", "/lsnode/keys", "", 401, 403, 409}, // 409: this node runs no gossip
+	{"POST", "/lsnode/keys", `{"op":"use","key":"x"}`, 401, 403, 409},
 	{"GET", "/logstream/stream", "", 401, 200, 200},
 	{"GET", "/logstream/events", "", 401, 200, 200},
 	{"GET", "/sync/version_vector", "", 401, 403, 200},
