@@ -57,12 +57,38 @@ func newPeerTLS(cfg Config, log *slog.Logger, reg prometheus.Registerer) (*peerT
 		return nil, err
 	}
 	t.files = files
+	t.checkOwn()
 	t.failures = promauto.With(reg).NewCounterVec(prometheus.CounterOpts{
 		Name: "lsnode_replication_tls_failures_total",
 		Help: "Replication TLS handshakes that failed, by side: server when this node refused a dialing peer " +
 			"(no certificate, or one not from --tls-ca), client when a handshake this node dialed failed.",
 	}, []string{"side"})
 	return t, nil
+}
+
+// checkOwn warns at start when this node's certificate would be refused
+// by peers trusting the same CA: not issued by it, or without the client
+// or server key usage (an HTTPS certificate of a public CA, say). It only
+// warns: during a CA rotation the peers' files may differ from this one.
+func (t *peerTLS) checkOwn() {
+	cur := t.files.current()
+	leaf := cur.cert.Leaf
+	if leaf == nil {
+		return // not reached: LoadX509KeyPair fills Leaf
+	}
+	for _, usage := range []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth} {
+		opts := x509.VerifyOptions{Roots: cur.pool, Intermediates: x509.NewCertPool(), KeyUsages: []x509.ExtKeyUsage{usage}}
+		for _, der := range cur.cert.Certificate[1:] {
+			if c, err := x509.ParseCertificate(der); err == nil {
+				opts.Intermediates.AddCert(c)
+			}
+		}
+		if _, err := leaf.Verify(opts); err != nil {
+			t.log.Warn("this node's --tls-cert does not verify against its own --tls-ca; peers trusting that CA will refuse it",
+				"subject", leaf.Subject.String(), "issuer", leaf.Issuer.String(), "err", err)
+			return
+		}
+	}
 }
 
 // loadCAPool reads the PEM certificates of the --tls-ca file.

@@ -204,6 +204,22 @@ func TestPeerTLS_RefusesSelfSignedAndMissingCertificates(t *testing.T) {
 	}
 }
 
+// A node whose own certificate its --tls-ca would refuse is warned at
+// start; one whose certificate verifies is not.
+func TestPeerTLS_WarnsAboutItsOwnCertificate(t *testing.T) {
+	ca, other := testpki.NewCA(t, "mesh"), testpki.NewCA(t, "stranger-ca")
+	good := newTLSSide(t, mustIssue(t, ca, "node-a"))
+	if strings.Contains(good.logs.String(), "does not verify") {
+		t.Fatalf("warned about a good certificate:\n%s", good.logs.String())
+	}
+	cert, key := other.Issue(t, "node-b")
+	bad := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
+	if !strings.Contains(bad.logs.String(), "this node's --tls-cert does not verify against its own --tls-ca") ||
+		!strings.Contains(bad.logs.String(), "CN=stranger-ca") {
+		t.Fatalf("no warning about a certificate of another CA:\n%s", bad.logs.String())
+	}
+}
+
 func TestPeerTLS_RefusesServerFromAnotherCA(t *testing.T) {
 	ca, other := testpki.NewCA(t, "mesh"), testpki.NewCA(t, "stranger-ca")
 	cert, key := other.Issue(t, "stranger")
