@@ -9,12 +9,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testpki"
 )
 
 // Gossip key rotation against a running mesh of real processes (issue 9):
 // `lsnode keys install`, `use`, `remove` on three nodes with no restart,
 // membership alive throughout, the rotated keyring saved to each node's
-// key file, and a node holding only the old key kept out afterwards.
+// key file, and a node holding only the old key kept out afterwards. The
+// mesh is secured as README's "Securing a mesh" says: HTTPS, mutual TLS
+// between the members gossip finds, an encrypted gossip keyring.
 
 // keysOf reads the keys of a key file (base64 lines, comments skipped).
 func keysOf(t *testing.T, path string) []string {
@@ -106,10 +110,11 @@ func TestKeys_RotationWithoutRestart(t *testing.T) {
 	oldKey := keysOf(t, files[0])[0]
 	newKey := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("n", 32)))
 
-	seed := mbStart(t, "k0", mbOptions{keyFile: files[0], extra: fast})
+	ca := testpki.NewCA(t, "mesh-ca")
+	seed := mbStart(t, "k0", mbOptions{keyFile: files[0], extra: fast, tlsCA: ca})
 	nodes := []*mbNode{seed,
-		mbStart(t, "k1", mbOptions{keyFile: files[1], join: seed.gossip, extra: fast}),
-		mbStart(t, "k2", mbOptions{keyFile: files[2], join: seed.gossip, extra: fast})}
+		mbStart(t, "k1", mbOptions{keyFile: files[1], join: seed.gossip, extra: fast, tlsCA: ca}),
+		mbStart(t, "k2", mbOptions{keyFile: files[2], join: seed.gossip, extra: fast, tlsCA: ca})}
 	all := mbProcs(nodes...)
 	rpWaitStates(t, mbStateLimit, all, rpAll("alive", "k0", "k1", "k2"))
 	watch := watchAlive(t, nodes)
@@ -140,6 +145,11 @@ func TestKeys_RotationWithoutRestart(t *testing.T) {
 		written = append(written, rpMustAppend(t, n.p, "agent-"+n.name, 3)...)
 	}
 	rpConverged(t, rpConvergeLimit, written, all...)
+	for _, n := range nodes {
+		if strings.Contains(n.p.Logs(), "TLS handshake") {
+			t.Fatalf("%s: a TLS handshake failed between members:\n%s", n.name, n.p.Logs())
+		}
+	}
 	watch.end()
 	if downs := watch.downs(); len(downs) > 0 {
 		t.Fatalf("membership did not stay alive during the rotation: %v", downs)

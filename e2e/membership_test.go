@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testpki"
 )
 
 // Gossip membership between real `lsnode serve` processes (issue 5):
@@ -42,6 +44,9 @@ type mbOptions struct {
 	join    string   // gossip address to join, "" for none
 	keyFile string   // gossip key file, "" for none
 	extra   []string // more serve flags
+	// tlsCA, when set, gives the node a certificate of this CA and turns
+	// on HTTPS and mutual TLS for replication (--tls-ca).
+	tlsCA *testpki.CA
 }
 
 // mbStart starts a gossiping node on 127.0.0.1 named name.
@@ -58,7 +63,13 @@ func mbStart(t *testing.T, name string, o mbOptions) *mbNode {
 	if o.keyFile != "" {
 		args = append(args, "--gossip-key-file", o.keyFile)
 	}
-	n.p = startLsnode(t, nodeOptions{Args: append(args, o.extra...)})
+	opts := nodeOptions{Args: append(args, o.extra...)}
+	if o.tlsCA != nil {
+		cert, key := o.tlsCA.Issue(t, name)
+		opts.Args = append(opts.Args, "--tls-cert", cert, "--tls-key", key, "--tls-ca", o.tlsCA.CertFile)
+		opts.CAFile = o.tlsCA.CertFile
+	}
+	n.p = startLsnode(t, opts)
 	return n
 }
 
