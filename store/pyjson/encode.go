@@ -92,6 +92,16 @@ func (e *encoder) raw(raw json.RawMessage) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
+	if e.sort == nil && !e.es6 {
+		// A failed attempt may have appended (or dropped the buffer, as a
+		// refused number does); what was written before it is intact in
+		// saved.
+		saved, depth := e.buf, e.depth
+		if e.transcode(raw) == nil {
+			return nil
+		}
+		e.buf, e.depth = saved, depth
+	}
 	v, err := parse(raw)
 	if err != nil {
 		return err

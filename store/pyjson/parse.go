@@ -187,36 +187,51 @@ func (p *parser) next(closing byte) (bool, error) {
 	return false, p.fail("invalid character after an item")
 }
 
-// str reads a string starting at its opening quote. A plain string (no
-// escape, no control character, valid UTF-8) is taken as it stands; any
-// other is handed to encoding/json, whose decoding (U+FFFD for invalid
-// UTF-8 and lone surrogates) is the reference.
+// str reads a string starting at its opening quote.
 func (p *parser) str() (string, error) {
+	text, plain, err := p.strSpan()
+	if err != nil {
+		return "", err
+	}
+	return decodeStr(text, plain)
+}
+
+// strSpan moves past the string starting at its opening quote and returns
+// its text, quotes included, and whether it is plain: no escape, no
+// control character, valid UTF-8, so that it decodes to its own bytes.
+func (p *parser) strSpan() (text []byte, plain bool, err error) {
 	start := p.pos
-	plain := true
+	plain = true
 	for i := start + 1; i < len(p.data); i++ {
 		switch c := p.data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			text := p.data[start:p.pos]
-			if plain && utf8.Valid(text) {
-				return string(text[1 : len(text)-1]), nil
-			}
-			var s string
-			if err := json.Unmarshal(text, &s); err != nil {
-				return "", fmt.Errorf("%w: %v", ErrSyntax, err)
-			}
-			return s, nil
+			text = p.data[start:p.pos]
+			return text, plain && utf8.Valid(text), nil
 		case c == '\\':
 			plain = false
 			i++ // the escaped byte cannot end the string
 		case c < 0x20:
 			p.pos = i
-			return "", p.fail("control character in string")
+			return nil, false, p.fail("control character in string")
 		}
 	}
 	p.pos = len(p.data)
-	return "", p.fail("unterminated string")
+	return nil, false, p.fail("unterminated string")
+}
+
+// decodeStr decodes a string's text: a plain one is taken as it stands,
+// any other is handed to encoding/json, whose decoding (U+FFFD for invalid
+// UTF-8 and lone surrogates) is the reference.
+func decodeStr(text []byte, plain bool) (string, error) {
+	if plain {
+		return string(text[1 : len(text)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(text, &s); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrSyntax, err)
+	}
+	return s, nil
 }
 
 // number reads a number literal by the JSON grammar:

@@ -119,3 +119,60 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { sameParse(t, raw) })
 }
+
+// sameTranscode fails unless writing raw straight from its bytes gives
+// what encoding its parsed values gives, in every style that transcodes,
+// at the top level and nested in an object.
+func sameTranscode(t *testing.T, raw []byte) {
+	t.Helper()
+	v, parseErr := parse(raw)
+	for name, s := range map[string]style{"indent": indentStyle, "compact": compactStyle} {
+		for _, wrap := range []bool{false, true} {
+			var direct, viaValues any = json.RawMessage(raw), v
+			if wrap {
+				direct = Object{{Key: "k", Value: json.RawMessage(raw)}, {Key: "z", Value: 1}}
+				viaValues = Object{{Key: "k", Value: v}, {Key: "z", Value: 1}}
+			}
+			got, err := encode(direct, s)
+			if parseErr != nil {
+				if err == nil || errors.Is(err, ErrTooDeep) != errors.Is(parseErr, ErrTooDeep) {
+					t.Fatalf("%s(%q), wrapped %v: %q, %v; parse error %v", name, raw, wrap, got, err, parseErr)
+				}
+				continue
+			}
+			want, wantErr := encode(viaValues, s)
+			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("%s(%q), wrapped %v: %q, %v; via values %q, %v", name, raw, wrap, got, err, want, wantErr)
+			}
+		}
+	}
+}
+
+func TestTranscodeMatchesValues(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += fmt.Sprintf(`"k%d":%d,`, i, i)
+	}
+	for _, s := range []string{many + `"k3":"again"}`, many + `"k39":0}`, `{"a":1,"\u0061":2}`, `{"é":1,"\u00e9":2}`,
+		`{"a":1e400}`, `[1.5, -0, -0.0, 1E+2, 12345678901234567890]`, `{"a":[{"b":{}},[],""]}`, "\"\x7f\u2028\"", `"\u2028"`,
+		strings.Repeat("[", 1000) + strings.Repeat("]", 1000), strings.Repeat("[", 999) + strings.Repeat("]", 999)} {
+		sameTranscode(t, []byte(s))
+	}
+	for _, s := range fuzzSeeds {
+		sameTranscode(t, []byte(s))
+	}
+	// A stored event's JSON is written straight, not via values.
+	for _, s := range []style{indentStyle, compactStyle} {
+		e := &encoder{style: s}
+		if err := e.transcode(benchEvent); err != nil {
+			t.Fatalf("event not transcoded: %v", err)
+		}
+	}
+}
+
+func FuzzTranscode(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameTranscode(t, raw) })
+}
