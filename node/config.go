@@ -63,7 +63,8 @@ type Config struct {
 	// TLSCAFile turns on mutual TLS for replication (gRPC): the node
 	// presents TLSCertFile/TLSKeyFile to its peers and accepts only peers
 	// whose certificate chains to a CA of this PEM file (peer_tls.go).
-	// Needs both TLS files and GRPCAddr. "" keeps replication plaintext.
+	// The pull from peers.json also trusts https peers it signed. Needs
+	// both TLS files and GRPCAddr. "" keeps replication plaintext.
 	TLSCAFile string
 	// SyncFull selects SQLite synchronous=FULL: acknowledged writes survive
 	// power loss, at the cost of an fsync per commit. Default NORMAL

@@ -22,6 +22,13 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	cfg.Timeout = lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout)
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
 	cfg.Integrity = n.integrity
+	if n.cfg.TLSCAFile != "" {
+		tr, err := meshCATransport(n.cfg.TLSCAFile)
+		if err != nil {
+			return err
+		}
+		cfg.Transport = tr
+	}
 	p, err := lssync.NewHTTPPuller(cfg, n.store)
 	if err != nil {
 		return fmt.Errorf("http pull: %w", err)

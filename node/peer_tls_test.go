@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +26,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/lsnode/lsnode/internal/testpki"
+	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
 // logBuffer collects slog text lines for assertions.
@@ -404,5 +409,53 @@ func TestNode_TLSReloadsRenewedCertificate(t *testing.T) {
 	}
 	if got, err := issuer(newPool); err != nil || got != "new-ca" {
 		t.Fatalf("after renewal: issuer %q, %v", got, err)
+	}
+}
+
+// With --tls-ca, the pull from peers.json trusts https peers whose
+// certificate the mesh CA signed (a Python hub behind the mesh's PKI).
+func TestNode_HTTPPullTrustsMeshCA(t *testing.T) {
+	ca := testpki.NewCA(t, "mesh")
+	hub := fakehub.New(fakehub.Config{Seed: 7})
+	if _, err := hub.Append(fakehub.Write{Type: "note", Stream: "s", Room: "main", FromAgent: "py@hub", Body: "over https"}); err != nil {
+		t.Fatal(err)
+	}
+	hubCert, hubKey := ca.Issue(t, "python-hub")
+	pair, err := tls.LoadX509KeyPair(hubCert, hubKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(hub.Handler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusting node's failed handshakes
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	cert, key := ca.Issue(t, "node-a")
+	dataDir := t.TempDir()
+	peers := `{"peers": [{"name": "py", "url": "` + srv.URL + `"}]}`
+	if err := os.WriteFile(filepath.Join(dataDir, "peers.json"), []byte(peers), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := htStart(t, func(c *Config) {
+		c.DataDir, c.GRPCAddr = dataDir, "127.0.0.1:0"
+		c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile = cert, key, ca.CertFile
+	})
+	htEventually(t, "the hub's event pulled over https", func() bool {
+		return n.Store().VersionVector()[hub.ReplicaID()] >= 1
+	})
+
+	// Without --tls-ca the same pull fails on the unknown authority.
+	plainDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plainDir, "peers.json"), []byte(peers), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := htStart(t, func(c *Config) { c.DataDir = plainDir })
+	htEventually(t, "the pull without --tls-ca to fail on the certificate", func() bool {
+		st := plain.httpPull.Status()
+		return len(st) == 1 && strings.Contains(st[0].LastError, "certificate signed by unknown authority")
+	})
+	if plain.Store().VersionVector()[hub.ReplicaID()] != 0 {
+		t.Fatal("pulled from an https peer of an untrusted CA")
 	}
 }

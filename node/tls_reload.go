@@ -2,8 +2,10 @@ package node
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 )
@@ -115,4 +117,24 @@ func loadTLS(cfg Config, log *slog.Logger) (*tls.Config, error) {
 			return pair.current(), nil
 		},
 	}, nil
+}
+
+// meshCATransport is the HTTP transport of the pull from peers.json with
+// --tls-ca: https peers are trusted when the system's roots or the mesh
+// CA signed their certificate (the CA file is read at start).
+func meshCATransport(caFile string) (*http.Transport, error) {
+	raw, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("http pull: read --tls-ca: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(raw) {
+		return nil, fmt.Errorf("http pull: --tls-ca %s holds no PEM certificate", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	return tr, nil
 }
