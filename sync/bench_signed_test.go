@@ -22,7 +22,8 @@ func benchIntegrity(b *testing.B, st *store.Store, policy lssync.UnsignedPolicy)
 }
 
 // BenchmarkCatchUpSigned is BenchmarkCatchUp's sync case with origin
-// integrity on both ends: the source signs every op it serves, the empty
+// integrity on both ends: the source signs every op it serves (a fresh
+// Integrity each time, so no signature comes from its cache), the empty
 // node verifies every one before applying it (unsigned origins refused,
 // so nothing is applied unverified). Compare its events/s with
 // BenchmarkCatchUp's sync and raw_apply from the same run.
@@ -31,11 +32,11 @@ func BenchmarkCatchUpSigned(b *testing.B) {
 		b.Run(fmt.Sprintf("events=%d/sync", n), func(b *testing.B) {
 			src := catchUpSource(b, n)
 			want := src.VersionVector()
-			scfg := lssync.DefaultConfig("bench")
-			scfg.Integrity = benchIntegrity(b, src, lssync.UnsignedAccept)
 			var verified int64
 			for range b.N {
 				b.StopTimer()
+				scfg := lssync.DefaultConfig("bench")
+				scfg.Integrity = benchIntegrity(b, src, lssync.UnsignedAccept) // cold signature cache
 				dst := emptyStore(b)
 				dcfg := lssync.DefaultConfig("bench")
 				in := benchIntegrity(b, dst, lssync.UnsignedRefuse)

@@ -84,6 +84,7 @@ type Integrity struct {
 	logger  *slog.Logger
 	m       *integrityMetrics
 	workers int
+	own     *sigCache // this node's recent signatures
 
 	mu       sync.RWMutex
 	pinned   map[string]ed25519.PublicKey
@@ -108,7 +109,7 @@ func NewIntegrity(ctx context.Context, cfg IntegrityConfig) (*Integrity, error) 
 	in := &Integrity{
 		self: cfg.Self, key: cfg.Key, pub: cfg.Key.Public().(ed25519.PublicKey), policy: cfg.Policy,
 		keys: cfg.Keys, logger: logger.With("component", "integrity"), m: newIntegrityMetrics(cfg.Metrics),
-		workers: max(runtime.GOMAXPROCS(0), 1), pinned: map[string]ed25519.PublicKey{}, reported: map[string]bool{},
+		workers: max(runtime.GOMAXPROCS(0), 1), own: newSigCache(ownSigCacheSize), pinned: map[string]ed25519.PublicKey{}, reported: map[string]bool{},
 	}
 	for origin, k := range pinned {
 		in.pinned[origin] = k

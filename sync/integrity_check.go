@@ -165,12 +165,17 @@ func (in *Integrity) verifyOne(op *store.Op, digests map[string]string, done ed2
 func (in *Integrity) signAll(pending []pendingSig, digests map[string]string) {
 	in.parallel(len(pending), func(j int) {
 		p := pending[j]
+		if sig := in.own.get(p.e.OriginSeq); sig != nil {
+			p.w.Signature = sig
+			return
+		}
 		sig, err := opsig.Sign(in.key, p.e, digests)
 		if err != nil {
 			in.logger.Warn("serving an own op unsigned", "id", p.e.ID, "origin_seq", p.e.OriginSeq, "err", err)
 			return
 		}
 		p.w.Signature = sig
+		in.own.put(p.e.OriginSeq, sig)
 		in.m.signedOne()
 	})
 }
