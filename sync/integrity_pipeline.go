@@ -88,3 +88,35 @@ func (l *Link) takePreverified(b *pb.Batch) []ed25519.PublicKey {
 	}
 	return p.keys
 }
+
+// Signing is pipelined the same way on the serving side: a session's
+// writer goroutine signs a batch's own ops just before sending it, so the
+// first batch of a pull answer leaves, and the receiver starts verifying
+// and applying it, while the later ones are still being signed. Links
+// driven without a session (the simulator) sign in the batcher.
+
+// signInWriter leaves the signing of own ops to the session's writer.
+func (l *Link) signInWriter() { l.deferSign = true }
+
+// signFrame signs the ops of this node's origin (self) in b that carry no
+// signature yet. Every batch carries the artifacts its ops name (the
+// batcher adds them per batch), so their digests come from b itself.
+func (in *Integrity) signFrame(b *pb.Batch, self string) {
+	var pending []pendingSig
+	for _, w := range b.GetOps() {
+		if w.GetOriginReplica() == self && len(w.GetSignature()) == 0 {
+			pending = append(pending, pendingSig{w: w, e: opFromWire(w).Event})
+		}
+	}
+	if len(pending) == 0 {
+		return
+	}
+	var digests map[string]string
+	if len(b.GetArtifacts()) > 0 {
+		digests = make(map[string]string, len(b.GetArtifacts()))
+		for _, a := range b.GetArtifacts() {
+			digests[a.GetId()] = a.GetSha256()
+		}
+	}
+	in.signAll(pending, digests)
+}

@@ -55,7 +55,8 @@ type Link struct {
 	lastPull uint64
 	lastSync time.Time
 
-	pre *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
+	pre       *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
+	deferSign bool         // the session's writer signs own ops (integrity_pipeline.go)
 }
 
 // pullState tracks the one pull a link has in flight.

@@ -143,9 +143,11 @@ func (b *batcher) finish() []*pb.Frame {
 		b.rotate()
 	}
 	if in := b.l.cfg.Integrity; in != nil {
-		in.signAll(b.toSign, b.digests)
+		if !b.l.deferSign {
+			in.signAll(b.toSign, b.digests)
+		}
 		for _, f := range b.done {
-			addOriginKeys(in, f.GetBatch())
+			addOriginKeys(in, f.GetBatch(), b.l.self)
 		}
 	}
 	return b.done

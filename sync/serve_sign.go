@@ -17,12 +17,13 @@ func (b *batcher) noteDigest(id, sha string) {
 }
 
 // addOriginKeys announces, in batch, the pinned key of every origin whose
-// signed ops it carries, so the receiver (and whoever it relays to) can
-// verify them.
-func addOriginKeys(in *Integrity, batch *pb.Batch) {
+// signed ops it carries (this node's own ops are signed, if not yet, just
+// before the batch is sent), so the receiver (and whoever it relays to)
+// can verify them.
+func addOriginKeys(in *Integrity, batch *pb.Batch, self string) {
 	origins := map[string]bool{}
 	for _, op := range batch.GetOps() {
-		if len(op.GetSignature()) > 0 {
+		if len(op.GetSignature()) > 0 || op.GetOriginReplica() == self {
 			origins[op.GetOriginReplica()] = true
 		}
 	}

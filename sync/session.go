@@ -52,6 +52,9 @@ func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 		kick:   make(chan struct{}, 1),
 	}
 	s.status.Store(&LinkStatus{})
+	if r.cfg.Integrity != nil {
+		s.link.signInWriter()
+	}
 	return s
 }
 
@@ -201,6 +204,9 @@ func (s *session) write(ctx context.Context, errc chan<- error) {
 			case <-ctx.Done():
 				return
 			}
+		}
+		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
+			s.r.cfg.Integrity.signFrame(b, s.link.self) // integrity_pipeline.go
 		}
 		if err := s.stream.Send(f); err != nil {
 			errc <- fromStatus(err)
