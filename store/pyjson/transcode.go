@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // errTranscode stops a transcoding attempt; the caller then parses the
@@ -22,6 +23,9 @@ var errTranscode = errors.New("pyjson: transcode not possible")
 // completes is byte for byte that of encode(parse(raw)); FuzzTranscode
 // checks it.
 func (e *encoder) transcode(raw []byte) error {
+	// The output is about the input's size (more with indentation): grow
+	// once rather than by doubling from empty.
+	e.buf = slices.Grow(e.buf, len(raw)+len(raw)/2)
 	p := &parser{data: raw}
 	if err := e.transcodeValue(p, 0); err != nil {
 		return err
@@ -142,28 +146,29 @@ func (e *encoder) transcodeObject(p *parser, depth int) error {
 	}
 }
 
-// memberKeys are the keys of one object so far: a list while it is short,
-// a set after.
+// memberKeys are the keys of one object so far: in a fixed array while
+// there are few (no allocation for an event's twenty), in a set after.
 type memberKeys struct {
-	list [][]byte
-	set  map[string]struct{}
+	few [32][]byte
+	n   int
+	set map[string]struct{}
 }
 
 // add records key and reports whether it is new.
 func (m *memberKeys) add(key []byte) bool {
-	const listLimit = 32
-	if m.set == nil && len(m.list) < listLimit {
-		for _, k := range m.list {
+	if m.set == nil && m.n < len(m.few) {
+		for _, k := range m.few[:m.n] {
 			if bytes.Equal(k, key) {
 				return false
 			}
 		}
-		m.list = append(m.list, key)
+		m.few[m.n] = key
+		m.n++
 		return true
 	}
 	if m.set == nil {
-		m.set = make(map[string]struct{}, 2*listLimit)
-		for _, k := range m.list {
+		m.set = make(map[string]struct{}, 2*len(m.few))
+		for _, k := range m.few {
 			m.set[string(k)] = struct{}{}
 		}
 	}
