@@ -266,3 +266,25 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name, label string) flo
 	}
 	return -1
 }
+
+// gaugeByLabel returns the values of the one-label gauge name from a
+// single scrape of reg, keyed by the label's value.
+func gaugeByLabel(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) == 1 {
+				values[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return values
+}
