@@ -51,6 +51,10 @@ type Config struct {
 	// newest events that List answers from; 0 means DefaultTailCacheBytes,
 	// a negative value disables the cache.
 	TailCacheBytes int64
+	// TailCacheWarmEvents bounds how many of the newest events Open reads
+	// into the read cache (about 10 µs each at 1M events): 0 means
+	// DefaultTailCacheWarmEvents, a negative value only the budget.
+	TailCacheWarmEvents int
 }
 
 // Store is one replica's copy of the log. It is safe for concurrent use.
@@ -100,6 +104,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.TailCacheBytes == 0 {
 		cfg.TailCacheBytes = DefaultTailCacheBytes
+	}
+	if cfg.TailCacheWarmEvents == 0 {
+		cfg.TailCacheWarmEvents = DefaultTailCacheWarmEvents
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

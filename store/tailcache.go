@@ -9,6 +9,11 @@ import (
 // the log's newest events.
 const DefaultTailCacheBytes = 64 << 20
 
+// DefaultTailCacheWarmEvents is how many of the newest events Open reads
+// into the read cache by default: enough for the pages agents ask for,
+// cheap enough not to delay a start.
+const DefaultTailCacheWarmEvents = 16384
+
 // tailEntryOverhead approximates what one cached event costs beyond its
 // strings: the Event struct, its index entries and its id map entry.
 const tailEntryOverhead = 400

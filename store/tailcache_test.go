@@ -24,20 +24,24 @@ func TestTailCache_MatchesSQL(t *testing.T) {
 	for _, tc := range []struct {
 		seed    uint64
 		budget  int64
+		warm    int // events read into the cache at the restart
 		minHits int // pages the cache must answer for the comparison to mean something
-	}{{1, 6 * tailEntryOverhead, 20}, {2, 40 * tailEntryOverhead, 100}, {3, 150 * tailEntryOverhead, 300}, {4, 1 << 30, 600}} {
-		t.Run(fmt.Sprintf("seed=%d/budget=%d", tc.seed, tc.budget), func(t *testing.T) {
-			runTailCacheVsSQL(t, tc.seed, tc.budget, tc.minHits)
+	}{
+		{1, 6 * tailEntryOverhead, 0, 20}, {2, 40 * tailEntryOverhead, 0, 100}, {3, 150 * tailEntryOverhead, 0, 300},
+		{4, 1 << 30, 0, 600}, {5, 1 << 30, 7, 300},
+	} {
+		t.Run(fmt.Sprintf("seed=%d/budget=%d/warm=%d", tc.seed, tc.budget, tc.warm), func(t *testing.T) {
+			runTailCacheVsSQL(t, tc.seed, tc.budget, tc.warm, tc.minHits)
 		})
 	}
 }
 
-func runTailCacheVsSQL(t *testing.T, seed uint64, budget int64, minHits int) {
+func runTailCacheVsSQL(t *testing.T, seed uint64, budget int64, warm, minHits int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 99))
 	dir := t.TempDir()
 	wall := hlc.NewManualClock(testClockStart)
-	s := openCached(t, dir, wall, budget)
+	s := openCached(t, dir, wall, budget, 0)
 	peer, peerWall := openReplica(t, repB)
 	py := &pyOrigin{replica: "rep_0123456789ab"}
 	var pyOps []Op
@@ -100,11 +104,11 @@ func runTailCacheVsSQL(t *testing.T, seed uint64, budget int64, minHits int) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s = openCached(t, dir, wall, budget) // warmed from the file's tail
+	s = openCached(t, dir, wall, budget, warm) // warmed from the file's tail
 	check(s, 300)
 	gen(60)
-	if st := s.TailCacheStats(); !st.Ready {
-		t.Fatalf("cache not ready after restart and writes: %+v", st)
+	if st := s.TailCacheStats(); !st.Ready || (warm > 0 && st.Events <= warm) {
+		t.Fatalf("cache not ready, or not grown past its warm bound %d, after restart and writes: %+v", warm, st)
 	}
 	t.Logf("%d of %d pages answered from the cache", hits, total)
 	if hits < minHits {
@@ -112,9 +116,9 @@ func runTailCacheVsSQL(t *testing.T, seed uint64, budget int64, minHits int) {
 	}
 }
 
-func openCached(t *testing.T, dir string, wall hlc.WallClock, budget int64) *Store {
+func openCached(t *testing.T, dir string, wall hlc.WallClock, budget int64, warm int) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repA, Wall: wall, TailCacheBytes: budget})
+	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repA, Wall: wall, TailCacheBytes: budget, TailCacheWarmEvents: warm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +278,7 @@ func TestTailCache_GapUnreadies(t *testing.T) {
 // window.
 func TestTailCache_BudgetBoundsWindow(t *testing.T) {
 	const budget = 10 * tailEntryOverhead
-	s := openCached(t, t.TempDir(), hlc.NewManualClock(testClockStart), budget)
+	s := openCached(t, t.TempDir(), hlc.NewManualClock(testClockStart), budget, 0)
 	for i := range 40 {
 		mustAppend(t, s, note("a", fmt.Sprintf("to%d", i%3)))
 		st := s.TailCacheStats()

@@ -9,8 +9,9 @@ import (
 )
 
 // warmTail fills the read cache with the log's newest events, as many as
-// its budget holds, in one backward scan of the events table. It runs in
-// Open before the writer starts, so nothing commits meanwhile; vv is the
+// its budget holds and at most Config.TailCacheWarmEvents (the window then
+// grows with commits), in one backward scan of the events table. It runs
+// in Open before the writer starts, so nothing commits meanwhile; vv is the
 // store's version vector of that state.
 func (s *Store) warmTail(ctx context.Context, vv map[string]int64) error {
 	t := s.tail
@@ -32,7 +33,7 @@ func (s *Store) warmTail(ctx context.Context, vv map[string]int64) error {
 			rows.Close()
 			return fmt.Errorf("warm read cache: %w", err)
 		}
-		if used += tailSize(&e); used > t.budget {
+		if used += tailSize(&e); used > t.budget || len(newest) == s.cfg.TailCacheWarmEvents {
 			prevSeq = e.Seq // the newest event left below the window
 			break
 		}
