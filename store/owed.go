@@ -49,10 +49,21 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 }
 
 // eventsByID returns the events with the given ids, in that order; each
-// must be held.
+// must be held. The newest come from the tail cache, older ones read
+// before from the event cache, the rest from SQLite (and are cached).
 func (s *Store) eventsByID(ctx context.Context, ids []string) ([]Event, error) {
 	out := make([]Event, len(ids))
 	missing := s.tail.lookup(ids, out)
+	n := 0
+	for _, idx := range missing {
+		if e, ok := s.byID.get(ids[idx]); ok {
+			out[idx] = e
+			continue
+		}
+		missing[n] = idx
+		n++
+	}
+	missing = missing[:n]
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -72,6 +83,7 @@ func (s *Store) eventsByID(ctx context.Context, ids []string) ([]Event, error) {
 	}
 	for _, e := range evs {
 		out[at[e.ID]] = e
+		s.byID.put(e)
 	}
 	return out, nil
 }

@@ -49,7 +49,8 @@ type Config struct {
 	Metrics prometheus.Registerer
 	// TailCacheBytes is the memory budget of the read cache of the log's
 	// newest events that List answers from; 0 means DefaultTailCacheBytes,
-	// a negative value disables the cache.
+	// a negative value disables the cache. Owed's cache of older events
+	// read by id holds one event per 8 KiB of it.
 	TailCacheBytes int64
 	// TailCacheWarmEvents bounds how many of the newest events Open reads
 	// into the read cache (about 10 µs each at 1M events): 0 means
@@ -66,11 +67,12 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	writeDB *sql.DB    // one connection, used only by the writer goroutine
-	writer  *stmtConn  // that connection, with its statement cache
-	readDB  *sql.DB    // a pool of read connections
-	reads   *readStmts // statements cached on readDB
-	tail    *tailCache // the newest events, for List
+	writeDB *sql.DB     // one connection, used only by the writer goroutine
+	writer  *stmtConn   // that connection, with its statement cache
+	readDB  *sql.DB     // a pool of read connections
+	reads   *readStmts  // statements cached on readDB
+	tail    *tailCache  // the newest events, for List
+	byID    *eventCache // older events read by id, for Owed
 
 	writes chan *writeReq
 	stop   chan struct{}
@@ -131,6 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		tail:    newTailCache(cfg.TailCacheBytes),
+		byID:    newEventCache(int(max(cfg.TailCacheBytes, 0) >> 13)), // 64 MiB: 8192 events
 	}
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err
@@ -173,7 +176,7 @@ func (s *Store) openDBs(ctx context.Context) error {
 		w.Close()
 		return fmt.Errorf("migrate %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=query_only(1)", path))
+	r, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=mmap_size(1099511627776)", path))
 	if err != nil {
 		w.Close()
 		return fmt.Errorf("open %s for reading: %w", path, err)

@@ -40,7 +40,8 @@ type tailCache struct {
 	byOrigin map[string]*positions // origin_replica -> positions
 	ids      map[string]int64      // event id -> position
 
-	vv map[string]int64 // version vector of the window's state; replaced, never mutated
+	vv       map[string]int64 // version vector of the window's state; replaced, never mutated
+	vvCursor string           // EncodeCursor(vv), the cursor of most pages
 	// below holds, per origin, the largest origin_seq of its events older
 	// than the window; prevSeq is the local seq of the newest event older
 	// than the window (0: the window starts at the log's first event).
@@ -223,7 +224,13 @@ func (t *tailCache) commit(ops []Op, vv map[string]int64) {
 			return
 		}
 	}
+	t.setVV(vv)
+}
+
+// setVV records the version vector of the window's state.
+func (t *tailCache) setVV(vv map[string]int64) {
 	t.vv = copyVV(vv)
+	t.vvCursor = EncodeCursor(t.vv)
 }
 
 func copyVV(vv map[string]int64) map[string]int64 {

@@ -207,6 +207,9 @@ func bestHead(l []int64, desc bool) int64 {
 // nextCursor builds the cursor as nextCursor in list.go does, with the
 // version vector at a local seq taken from the window.
 func (t *tailCache) nextCursor(c *compiled, before map[string]int64, evs []Event) (string, bool) {
+	if c.cursor == nil && (len(evs) < c.limit || c.order == "desc") && coveredBy(evs, before) {
+		return t.vvCursor, true // merging the page's origins into before changes nothing
+	}
 	base := c.cursor
 	if base == nil {
 		base = map[string]int64{}
@@ -239,4 +242,14 @@ func (t *tailCache) nextCursor(c *compiled, before map[string]int64, evs []Event
 		}
 	}
 	return EncodeCursor(mergeVV(mergeVV(base, upTo), seen)), true
+}
+
+// coveredBy reports whether vv covers every event of evs.
+func coveredBy(evs []Event, vv map[string]int64) bool {
+	for i := range evs {
+		if top, ok := vv[evs[i].OriginReplica]; !ok || evs[i].OriginSeq > top {
+			return false
+		}
+	}
+	return true
 }

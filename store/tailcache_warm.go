@@ -58,7 +58,7 @@ func (s *Store) warmTail(ctx context.Context, vv map[string]int64) error {
 			return nil
 		}
 	}
-	t.vv = copyVV(vv)
+	t.setVV(vv)
 	t.ready = true
 	return nil
 }
