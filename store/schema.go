@@ -103,7 +103,8 @@ CREATE TABLE IF NOT EXISTS lsnode_owed (
     origin_seq INTEGER NOT NULL,
     correlation_id TEXT
 );
-CREATE INDEX IF NOT EXISTS lsnode_owed_agent_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq);
+DROP INDEX IF EXISTS lsnode_owed_agent_idx;
+CREATE INDEX IF NOT EXISTS lsnode_owed_page_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq, stream, event_id);
 CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id);
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
 CREATE INDEX IF NOT EXISTS lsnode_events_from_agent_idx ON events(from_agent, hlc);
