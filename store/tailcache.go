@@ -40,6 +40,7 @@ type tailCache struct {
 	byOrigin map[string]*positions // origin_replica -> positions
 	ids      map[string]int64      // event id -> position
 
+	origins  map[string]bool  // origin -> ValidReplicaID(origin)
 	vv       map[string]int64 // version vector of the window's state; replaced, never mutated
 	vvCursor string           // EncodeCursor(vv), the cursor of most pages
 	// below holds, per origin, the largest origin_seq of its events older
@@ -92,6 +93,7 @@ func (t *tailCache) reset() {
 	t.ents, t.head, t.base, t.used = nil, 0, 0, 0
 	t.byTo, t.byOrigin, t.ids = map[string]*positions{}, map[string]*positions{}, map[string]int64{}
 	t.vv, t.below, t.prevSeq, t.oddOrigins = map[string]int64{}, map[string]int64{}, 0, 0
+	t.origins = map[string]bool{}
 	t.ready = false
 }
 
@@ -123,7 +125,7 @@ func (t *tailCache) add(e Event, next bool) bool {
 	e.Metadata = []byte(string(e.Metadata)) // as read back: never nil, never shared
 	e.BodyTruncated, e.BodyLength = false, 0
 	size := tailSize(&e)
-	odd := !ValidReplicaID(e.OriginReplica) || e.OriginSeq <= t.originTop(e.OriginReplica)
+	odd := !t.validOrigin(e.OriginReplica) || e.OriginSeq <= t.originTop(e.OriginReplica)
 	p := t.end()
 	t.ents = append(t.ents, tailEntry{ev: e, size: size, odd: odd})
 	if odd {
@@ -137,6 +139,17 @@ func (t *tailCache) add(e Event, next bool) bool {
 		t.evictOldest()
 	}
 	return true
+}
+
+// validOrigin is ValidReplicaID, remembered per origin (a regexp match
+// per event was a sixth of the commit hook).
+func (t *tailCache) validOrigin(origin string) bool {
+	ok, seen := t.origins[origin]
+	if !seen {
+		ok = ValidReplicaID(origin)
+		t.origins[origin] = ok
+	}
+	return ok
 }
 
 // originTop is the largest origin_seq of origin held or seen below the

@@ -309,3 +309,36 @@ func mustCompile(t *testing.T, f Filter) *compiled {
 	}
 	return c
 }
+
+// BenchmarkTailCacheCommit measures what the commit hook adds to the
+// writer: one op is one event fed to a cache with the default budget (full
+// after about 100k of these events) in batches of 5000, as ApplyBatch
+// commits them.
+func BenchmarkTailCacheCommit(b *testing.B) {
+	gen := newBenchGen(3)
+	t := newTailCache(DefaultTailCacheBytes)
+	t.reset()
+	t.ready = true
+	var batches [][]Op
+	var vvs []map[string]int64
+	vv := map[string]int64{}
+	for done := 0; done < b.N; {
+		ops := gen.batch(min(benchBatch, b.N-done)).Ops
+		for i := range ops {
+			done++
+			ops[i].Event.Seq = int64(done)
+			vv[ops[i].Event.OriginReplica] = ops[i].Event.OriginSeq
+		}
+		batches, vvs = append(batches, ops), append(vvs, copyVV(vv))
+	}
+	b.ResetTimer()
+	cpu0 := processCPU(b)
+	for i, ops := range batches {
+		t.commit(ops, vvs[i])
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
+	if !t.ready || t.oddOrigins != 0 {
+		b.Fatalf("the cache left ready state or saw odd origins (%d)", t.oddOrigins)
+	}
+}
