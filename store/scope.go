@@ -74,34 +74,50 @@ func (sc *ReadScope) allows(e *Event) bool {
 func IsPattern(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // condition is the scope as one SQL condition on the events table, whose
-// columns carry prefix ("" or "e.").
+// columns carry prefix ("" or "e."). The mailboxes of exact names and the
+// broadcasts are the set of rowids their indexes (to_agent, from_agent)
+// give, which SQLite builds once per query: a page then walks the
+// mailbox, however sparse it is in the log. Patterns and streams are
+// checked row by row.
 func (sc *ReadScope) condition(prefix string) (string, []any) {
 	var (
-		parts []string
-		args  []any
+		parts, subs []string
+		args        []any
+		exact       []any
 	)
-	match := func(col string, patterns []string) {
-		var exact []string
-		for _, p := range patterns {
-			if IsPattern(p) {
-				parts, args = append(parts, matchFunc+"(?, "+prefix+col+")"), append(args, p)
-			} else {
-				exact = append(exact, p)
-			}
-		}
-		if len(exact) > 0 {
-			parts = append(parts, prefix+col+" IN (?"+strings.Repeat(", ?", len(exact)-1)+")")
-			for _, e := range exact {
-				args = append(args, e)
-			}
+	for _, p := range sc.Agents {
+		if IsPattern(p) {
+			parts = append(parts, matchFunc+"(?, "+prefix+"to_agent)", matchFunc+"(?, "+prefix+"from_agent)")
+			args = append(args, p, p)
+		} else {
+			exact = append(exact, p)
 		}
 	}
 	if sc.Broadcasts {
-		parts = append(parts, prefix+"to_agent = '*'")
+		subs = append(subs, `SELECT rowid FROM events WHERE to_agent = '*'`)
 	}
-	match("to_agent", sc.Agents)
-	match("from_agent", sc.Agents)
-	match("stream", sc.Streams)
+	var subArgs []any
+	if len(exact) > 0 {
+		in := " IN (?" + strings.Repeat(", ?", len(exact)-1) + ")"
+		subs = append(subs, `SELECT rowid FROM events WHERE to_agent`+in, `SELECT rowid FROM events WHERE from_agent`+in)
+		subArgs = append(append(subArgs, exact...), exact...)
+	}
+	if len(subs) > 0 {
+		parts = append(parts, prefix+"rowid IN ("+strings.Join(subs, " UNION ALL ")+")")
+		args = append(args, subArgs...)
+	}
+	var streams []any
+	for _, p := range sc.Streams {
+		if IsPattern(p) {
+			parts, args = append(parts, matchFunc+"(?, "+prefix+"stream)"), append(args, p)
+		} else {
+			streams = append(streams, p)
+		}
+	}
+	if len(streams) > 0 {
+		parts = append(parts, prefix+"stream IN (?"+strings.Repeat(", ?", len(streams)-1)+")")
+		args = append(args, streams...)
+	}
 	if len(parts) == 0 {
 		return "0", nil
 	}
