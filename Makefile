@@ -37,7 +37,7 @@ BENCH_OUT ?= bench.txt
 # make soak DURATION=30m
 DURATION ?= 10m
 
-.PHONY: cluster help build run test test-race bench fuzz-smoke proto verify-proto tools \
+.PHONY: cluster help build run test test-race bench bench-replication fuzz-smoke proto verify-proto tools \
 	lint e2e docker soak clean
 
 help: ## list the targets
@@ -63,6 +63,17 @@ test-race: ## go test -race -count=1 ./...
 
 bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6 BENCH_OUT=f)
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(PKG) | tee $(BENCH_OUT)
+
+# make bench-replication [REPL_BENCH=regex]: the replication benchmarks of
+# issue 4 on real processes (minutes each; root for the partition one). The
+# raw SQLite insert rate is measured first so the catch-up can be compared
+# with it from the same run.
+REPL_BENCH ?= .
+bench-replication: build ## replication benchmarks on real processes (REPL_BENCH=CatchUp|Delay|Partition|Scale)
+	raw=$$(go test -run '^$$' -bench '^BenchmarkRawInsert$$' -benchtime 1000000x ./store/ | tee /dev/stderr | \
+	  awk '/rows\/s/ { for (i = 1; i < NF; i++) if ($$(i+1) == "rows/s") print $$i }'); \
+	LSNODE_BENCH_REPLICATION=1 LSNODE_BENCH_RAW_ROWS_PER_S=$$raw LSNODE_BIN=$(LSNODE) \
+	  go test -tags e2e -count=1 -timeout 90m -v -run 'TestBenchReplication_($(REPL_BENCH))' ./e2e/
 
 fuzz-smoke: ## run each Fuzz target for FUZZTIME (default 20000x inputs)
 	scripts/fuzz-smoke.sh

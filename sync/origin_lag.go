@@ -25,8 +25,8 @@ type OriginLag struct {
 	// bounds how stale the copy is; the second term keeps an origin that
 	// writes rarely from showing its whole idle time as lag.
 	Seconds float64
-	// Rate is ops of origin committed here per second, over the time since
-	// the previous progress report of this origin (0 before one).
+	// Rate is ops of origin committed here per second since the previous
+	// progress line of this origin (0 in the first second of a catch-up).
 	Rate float64
 }
 
@@ -123,12 +123,12 @@ func (o *originLag) progress(now time.Time, row OriginLag) {
 		}
 		return
 	}
-	if seen && now.Sub(prev.at) < o.progressEvery {
-		return
-	}
-	if seen {
+	if seen && now.Sub(prev.at) >= time.Second {
 		row.Rate = float64(row.Held-prev.held) / now.Sub(prev.at).Seconds()
 		o.mu.rows[row.Origin] = row
+	}
+	if seen && now.Sub(prev.at) < o.progressEvery {
+		return
 	}
 	o.mu.logged[row.Origin] = progressMark{at: now, held: row.Held}
 	o.logger.Info("catching up with origin", "origin", row.Origin, "held", row.Held, "target", row.Target,
