@@ -63,7 +63,11 @@ type Config struct {
 	// Default 64 MiB; it must exceed BatchBytes and the largest artifact.
 	MaxMessageBytes int
 	// DialBackoffMin and DialBackoffMax bound the exponential backoff
-	// between attempts to (re)connect a peer. Defaults 100ms and 10s.
+	// between attempts to (re)connect a peer, by the dial loop and by the
+	// gRPC connection below it. Defaults 100ms and 1s: an unreachable peer
+	// costs one connection attempt a second, and a healed partition is
+	// redialled within a second. A peer that refused is retried every
+	// 10*DialBackoffMax.
 	DialBackoffMin time.Duration
 	DialBackoffMax time.Duration
 	// ProgressInterval is how often a lagging origin's catch-up is logged
@@ -103,7 +107,7 @@ func DefaultConfig(clusterID string) Config {
 		InboxFrames:      16,
 		MaxMessageBytes:  64 << 20,
 		DialBackoffMin:   100 * time.Millisecond,
-		DialBackoffMax:   10 * time.Second,
+		DialBackoffMax:   time.Second,
 		ProgressInterval: 5 * time.Second,
 	}
 }

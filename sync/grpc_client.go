@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 )
@@ -68,10 +70,13 @@ func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
 		if reachedReady {
 			backoff = r.cfg.DialBackoffMin
 		}
+		wait := backoff
 		if state == StateRefused {
-			backoff = r.cfg.DialBackoffMax
+			// A refusal (another cluster, version or self) will not heal
+			// by itself soon: retry it ten times less often.
+			wait = 10 * r.cfg.DialBackoffMax
 		}
-		if !sleepCtx(ctx, backoff) {
+		if !sleepCtx(ctx, wait) {
 			return
 		}
 		backoff = min(2*backoff, r.cfg.DialBackoffMax)
@@ -105,12 +110,33 @@ func (r *Replicator) dialOptions() []grpc.DialOption {
 		),
 		grpc.WithInitialWindowSize(flowWindow),
 		grpc.WithInitialConnWindowSize(flowWindow),
+		// The connection's own redial backoff follows the dial loop's
+		// (gRPC's default grows to 120 s, which would keep a healed
+		// partition apart for minutes), and keepalive ends a connection
+		// that a partition left silent (no round answered for
+		// keepaliveTime+keepaliveTimeout) instead of waiting for TCP.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{BaseDelay: r.cfg.DialBackoffMin, Multiplier: 1.6, Jitter: 0.2,
+				MaxDelay: r.cfg.DialBackoffMax},
+			MinConnectTimeout: r.cfg.RoundTimeout,
+		}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 	}
 	if len(r.cfg.DialOptions) == 0 {
 		return append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}
 	return append(opts, r.cfg.DialOptions...)
 }
+
+// keepaliveTime is how long a connection may stay silent before the dialer
+// pings it, and keepaliveTimeout how long the ping may go unanswered before
+// the connection is closed. A session is never silent for long while the
+// peer is reachable (a round every Config.SyncInterval), so pings are sent
+// only on a connection that stopped hearing from its peer.
+const (
+	keepaliveTime    = 5 * time.Second
+	keepaliveTimeout = 3 * time.Second
+)
 
 // flowWindow is the HTTP/2 flow-control window of replication streams and
 // connections. Setting it turns off gRPC's bandwidth-delay probing, which

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/peer"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
@@ -31,6 +32,9 @@ func (r *Replicator) ServerOptions() []grpc.ServerOption {
 		grpc.MaxSendMsgSize(r.cfg.MaxMessageBytes),
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
+		// Accept the dialers' keepalive pings (grpc_client.go); the
+		// default policy answers pings closer than 5 min with GOAWAY.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveTime / 2, PermitWithoutStream: true}),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -68,6 +69,26 @@ func (s *session) offer(ops []store.Op) {
 	}
 }
 
+// moreLocal adds to ops the op lists already waiting in the push queue,
+// up to Config.BatchOps ops: a backlog goes out in few frames, which the
+// peer applies in few transactions. The lists are shared with the other
+// sessions, so they are copied, never appended to.
+func (s *session) moreLocal(ops []store.Op) []store.Op {
+	merged := false
+	for len(ops) < s.r.cfg.BatchOps {
+		select {
+		case more := <-s.local:
+			if !merged {
+				ops, merged = slices.Clip(ops), true
+			}
+			ops = append(ops, more...)
+		default:
+			return ops
+		}
+	}
+	return ops
+}
+
 func (s *session) markLagged() {
 	s.lagged.Store(true)
 	s.r.m.dropped()
@@ -112,7 +133,7 @@ func (s *session) run(ctx context.Context) error {
 				s.refresh()
 			}
 		case ops := <-s.local:
-			out, err = s.link.Local(ctx, ops)
+			out, err = s.link.Local(ctx, s.moreLocal(ops))
 		case <-s.kick:
 		case <-ticker.C:
 			out, err = s.tick()
