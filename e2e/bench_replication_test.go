@@ -84,6 +84,9 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	t.Logf("catch-up of %d events: %v, %.0f events/s = %.0f%% of the in-process ApplyBatch rate; receiver VmHWM %s (target ≤ 256 MiB), CPU %v; store commits %.0f batches, %.1f s = %.0f%% of the catch-up; load average %s",
 		n, took.Round(time.Millisecond), rate, 100*rate/applyRate, mib(ps.HWM), ps.CPU.Round(time.Millisecond),
 		batches, commit, 100*commit/took.Seconds(), loadAverage())
+	t.Logf("receiver memory at the end: VmRSS %s; Go runtime: heap obtained from the OS %s, heap in use %s, all runtime memory %s (the rest of the RSS is SQLite's, allocated outside the Go heap)",
+		mib(ps.RSS), mib(int64(metricValue(metrics, "go_memstats_heap_sys_bytes"))),
+		mib(int64(metricValue(metrics, "go_memstats_heap_inuse_bytes"))), mib(int64(metricValue(metrics, "go_memstats_sys_bytes"))))
 	if raw := envFloat("LSNODE_BENCH_RAW_ROWS_PER_S", 0); raw > 0 {
 		t.Logf("raw batched SQLite insert rate (BenchmarkRawInsert, just before): %.0f rows/s; catch-up = %.0f%% of it (target ≥ 80%%)", raw, 100*rate/raw)
 	}
