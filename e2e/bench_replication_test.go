@@ -40,7 +40,8 @@ const benchOrigin = "rep_00000000be0c"
 // store's ApplyBatch (timed: the store's batched apply rate in this
 // process); LSNODE_BENCH_RAW_ROWS_PER_S is the raw batched SQLite insert
 // rate store's BenchmarkRawInsert measured just before (make
-// bench-replication passes it). Reported: catch-up time and rate, both
+// bench-replication passes it). LSNODE_BENCH_RECEIVER_ENV and _ARGS tune
+// the receiver (memory limit, read cache). Reported: catch-up time and rate, both
 // ratios, the receiver's peak RSS (VmHWM) and the share of the catch-up
 // the receiver spent committing write batches.
 func TestBenchReplication_CatchUp(t *testing.T) {
@@ -53,8 +54,14 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	grpcSrc := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startLsnode(t, nodeOptions{DataDir: srcDir, Args: []string{"--cluster-id", rpCluster, "--name", "src", "--grpc", grpcSrc}})
 	start := time.Now()
-	dst := startLsnode(t, nodeOptions{Args: []string{"--cluster-id", rpCluster, "--name", "dst",
-		"--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--peer", grpcSrc}})
+	// LSNODE_BENCH_RECEIVER_ENV and _ARGS (space-separated) tune the
+	// receiver, e.g. GOMEMLIMIT=160MiB and --read-cache-mb 16.
+	dstEnv, dstArgs := strings.Fields(os.Getenv("LSNODE_BENCH_RECEIVER_ENV")), strings.Fields(os.Getenv("LSNODE_BENCH_RECEIVER_ARGS"))
+	if len(dstEnv)+len(dstArgs) > 0 {
+		t.Logf("receiver environment %q, extra flags %q", dstEnv, dstArgs)
+	}
+	dst := startLsnode(t, nodeOptions{Env: dstEnv, Args: append([]string{"--cluster-id", rpCluster, "--name", "dst",
+		"--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--peer", grpcSrc}, dstArgs...)})
 	var statusShown bool
 	var held int64
 	for {
