@@ -182,9 +182,11 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	warm := rpMustAppend(t, nodes[0], "warm-up", 3)
 	waitSeen(t, rpConvergeLimit, warm, watchers...)
 	before := make([]histogram, len(nodes))
+	commitsBefore := make([]histogram, len(nodes))
 	cpu := make([]procStat, len(nodes))
 	for i, p := range nodes {
 		before[i] = scrapeHistogram(t, p, "lsnode_store_apply_delay_seconds")
+		commitsBefore[i] = scrapeHistogram(t, p, "lsnode_store_commit_duration_seconds")
 		cpu[i] = readProc(p)
 	}
 	loadStart := time.Now()
@@ -211,17 +213,8 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 		}
 		toAll = append(toAll, last)
 	}
-	var hist histogram
-	for i, p := range nodes {
-		h := scrapeHistogram(t, p, "lsnode_store_apply_delay_seconds").minus(before[i])
-		if i == 0 {
-			hist = h
-			continue
-		}
-		for k := range hist.counts {
-			hist.counts[k] += h.counts[k]
-		}
-	}
+	hist := mergedDelta(t, nodes, "lsnode_store_apply_delay_seconds", before)
+	commits := mergedDelta(t, nodes, "lsnode_store_commit_duration_seconds", commitsBefore)
 	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
 	t.Logf("%d nodes, %d appends at %.0f/s achieved (asked %.0f/s, %d workers, %d started >100 ms late) over %v",
 		len(nodes), len(load.acked), load.Rate(), rate, workers, load.late, r(window))
@@ -231,6 +224,8 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 		len(toAll), r(quantile(toAll, 0.5)), r(quantile(toAll, 0.99)), r(quantile(toAll, 1)))
 	t.Logf("exported lsnode_store_apply_delay_seconds (origin HLC -> peer commit), %.0f ops: p50 %v p99 %v",
 		hist.Total(), r(hist.Quantile(0.5)), r(hist.Quantile(0.99)))
+	t.Logf("store write transactions (appends and applies) on all nodes, %.0f: p50 %v p99 %v",
+		commits.Total(), r(commits.Quantile(0.5)), r(commits.Quantile(0.99)))
 	var push, pull, dropped float64
 	for _, p := range nodes {
 		m := scrapeMetrics(t, p)
@@ -247,6 +242,23 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	}
 	t.Logf("per node over the load window (load average %s):\n%s", loadAverage(), strings.Join(rows, "\n"))
 	return quantile(toAll, 0.99)
+}
+
+// mergedDelta is the sum over nodes of histogram name since before.
+func mergedDelta(t *testing.T, nodes []*lsnodeProc, name string, before []histogram) histogram {
+	t.Helper()
+	var sum histogram
+	for i, p := range nodes {
+		h := scrapeHistogram(t, p, name).minus(before[i])
+		if i == 0 {
+			sum = h
+			continue
+		}
+		for k := range sum.counts {
+			sum.counts[k] += h.counts[k]
+		}
+	}
+	return sum
 }
 
 // TestBenchReplication_Scale: LSNODE_BENCH_NODES (default 20) nodes on
