@@ -28,6 +28,15 @@ func metricValue(body, series string) float64 {
 	return math.NaN()
 }
 
+// metricOrZero is metricValue with an absent series (a counter never
+// incremented) read as 0.
+func metricOrZero(body, series string) float64 {
+	if v := metricValue(body, series); !math.IsNaN(v) {
+		return v
+	}
+	return 0
+}
+
 // procStat is a process's CPU time and memory from /proc.
 type procStat struct {
 	CPU   time.Duration // user + system

@@ -229,9 +229,9 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	var push, pull, dropped float64
 	for _, p := range nodes {
 		m := scrapeMetrics(t, p)
-		push += metricValue(m, `lsnode_sync_ops_total{path="push",result="applied"}`)
-		pull += metricValue(m, `lsnode_sync_ops_total{path="pull",result="applied"}`)
-		dropped += metricValue(m, "lsnode_sync_push_dropped_total")
+		push += metricOrZero(m, `lsnode_sync_ops_total{path="push",result="applied"}`)
+		pull += metricOrZero(m, `lsnode_sync_ops_total{path="pull",result="applied"}`)
+		dropped += metricOrZero(m, "lsnode_sync_push_dropped_total")
 	}
 	t.Logf("ops applied on all nodes since start: %.0f by push, %.0f by pull; push drops %.0f", push, pull, dropped)
 	var rows []string
