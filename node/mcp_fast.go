@@ -52,7 +52,8 @@ type fastCall struct {
 }
 
 // accept reports whether the fast path answers the request, which the
-// compatibility screen has let through.
+// compatibility screen has let through. A nil fastPath answers none (the
+// tests' way to send everything to the SDK).
 func (f *fastPath) accept(r *http.Request, req rpcRequest, body []byte) (fastCall, bool) {
 	if f == nil {
 		return fastCall{}, false
