@@ -32,19 +32,7 @@ func (s *surface) handleVersionVector(w http.ResponseWriter, r *http.Request) {
 // handleOps serves GET /sync/ops?origin=&after=&limit=: the ops of one
 // origin after an origin_seq, in origin order, as event dicts.
 func (s *surface) handleOps(w http.ResponseWriter, r *http.Request) {
-	q := parseQuery(r.URL.RawQuery)
-	origin := q["origin"]
-	after, err := q.intParam("after", 0)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	limit, err := q.intParam("limit", syncOpsDefaultLimit)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	n, err := checkOpsParams(origin, after, limit)
+	origin, after, n, err := opsRequest(parseQuery(r.URL.RawQuery))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -63,6 +51,23 @@ func (s *surface) handleOps(w http.ResponseWriter, r *http.Request) {
 		{Key: "events", Value: events},
 		{Key: "count", Value: len(events)},
 	})
+}
+
+// opsRequest reads origin, after and limit (clamped) of a /sync/ops
+// request; the error is the 400 refusal.
+func opsRequest(q query) (origin string, after int64, limit int, err error) {
+	origin = q["origin"]
+	if after, err = q.intParam("after", 0); err != nil {
+		return "", 0, 0, err
+	}
+	n, err := q.intParam("limit", syncOpsDefaultLimit)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	if limit, err = checkOpsParams(origin, after, n); err != nil {
+		return "", 0, 0, err
+	}
+	return origin, after, limit, nil
 }
 
 // checkOpsParams applies the Python hub's list_ops checks in its order

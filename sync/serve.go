@@ -9,6 +9,7 @@ import (
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/rules"
 )
 
 // onPull serves a peer's pull: the ops after each range's position, in
@@ -16,6 +17,14 @@ import (
 // Config.BatchBytes, at most min(max_batches, PullWindow) batches. The
 // last batch says whether more was held than sent.
 func (l *Link) onPull(ctx context.Context, p *pb.Pull) ([]*pb.Frame, error) {
+	if p.GetId() == 0 { // id 0 marks a push: its answer would carry no frame to mark last
+		return nil, fmt.Errorf("%w: pull without an id", ErrProtocol)
+	}
+	for _, r := range p.GetAfter() {
+		if r.GetSeq() < 0 { // the store would refuse the read as bad input, not as the peer's fault
+			return nil, fmt.Errorf("%w: pull after origin_seq %d of %s", ErrProtocol, r.GetSeq(), rules.Repr(r.GetOrigin()))
+		}
+	}
 	raiseVector(l.peerHas, p.GetAfter())
 	window := min(max(int(p.GetMaxBatches()), 1), l.cfg.PullWindow)
 	b := newBatcher(l, p.GetId(), window)
