@@ -26,6 +26,16 @@ const (
 	DefaultClusterID        = "lsnode"
 	DefaultMaxClockOffset   = 500 * time.Millisecond
 	DefaultHTTPSyncInterval = 15 * time.Second
+
+	// DefaultReadHeaderTimeout is the Python hub's socket timeout.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds reading a whole request: a 16 MiB body on
+	// a slow link.
+	DefaultReadTimeout      = 120 * time.Second
+	DefaultIdleTimeout      = 120 * time.Second
+	DefaultMaxHeaderBytes   = 64 << 10 // the hub's http.server reads lines of at most 64 KiB
+	DefaultStreamsPerClient = 8        // the global default: binding only when --sse-max-clients is raised
+	DefaultWaitsPerClient   = 64
 )
 
 // Config configures one node. Start from DefaultConfig; New calls Validate.
@@ -92,6 +102,28 @@ type Config struct {
 	// WriteTimeout bounds writing a non-streaming response. Default 60 s.
 	// SSE is exempt; long polls get MaxLongPoll on top.
 	WriteTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers: a client that
+	// dribbles them is disconnected. Default 10 s.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included. Streams
+	// and long polls are responses and are not bounded by it. Default
+	// 120 s.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long between
+	// requests. Default 120 s.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes caps a request's header block; larger gets 431.
+	// Default 64 KiB.
+	MaxHeaderBytes int
+	// MaxStreamsPerClient caps the concurrent /logstream/stream
+	// connections of one client (clientKey: its IP); more get 429 with
+	// Retry-After. Default 8, the default of SSEMaxClients, so it binds
+	// only when that is raised. 0 means no per-client cap.
+	MaxStreamsPerClient int
+	// MaxWaitsPerClient caps the concurrent long polls of one client:
+	// /logstream/events with wait_ms and the mempalace_event_wait tool;
+	// more get 429 with Retry-After. Default 64; 0 means no cap.
+	MaxWaitsPerClient int
 
 	// ClusterID names the mesh. Replication and gossip refuse peers with
 	// another id before any data crosses. Default "lsnode".
@@ -157,18 +189,24 @@ type Config struct {
 // DefaultConfig returns a working single-node configuration on loopback.
 func DefaultConfig() Config {
 	return Config{
-		DataDir:          DefaultDataDir,
-		HTTPAddr:         DefaultHTTPAddr,
-		SSEMaxClients:    DefaultSSEMaxClients,
-		SSEHeartbeat:     DefaultSSEHeartbeat,
-		MaxRequestBytes:  DefaultMaxRequestBytes,
-		MaxLongPoll:      DefaultMaxLongPoll,
-		WriteTimeout:     DefaultWriteTimeout,
-		Version:          "dev",
-		ClusterID:        DefaultClusterID,
-		HTTPSyncInterval: DefaultHTTPSyncInterval,
-		MaxClockOffset:   DefaultMaxClockOffset,
-		Readiness:        DefaultReadyThresholds(),
+		DataDir:             DefaultDataDir,
+		HTTPAddr:            DefaultHTTPAddr,
+		SSEMaxClients:       DefaultSSEMaxClients,
+		SSEHeartbeat:        DefaultSSEHeartbeat,
+		MaxRequestBytes:     DefaultMaxRequestBytes,
+		MaxLongPoll:         DefaultMaxLongPoll,
+		WriteTimeout:        DefaultWriteTimeout,
+		ReadHeaderTimeout:   DefaultReadHeaderTimeout,
+		ReadTimeout:         DefaultReadTimeout,
+		IdleTimeout:         DefaultIdleTimeout,
+		MaxHeaderBytes:      DefaultMaxHeaderBytes,
+		MaxStreamsPerClient: DefaultStreamsPerClient,
+		MaxWaitsPerClient:   DefaultWaitsPerClient,
+		Version:             "dev",
+		ClusterID:           DefaultClusterID,
+		HTTPSyncInterval:    DefaultHTTPSyncInterval,
+		MaxClockOffset:      DefaultMaxClockOffset,
+		Readiness:           DefaultReadyThresholds(),
 	}
 }
 
@@ -210,6 +248,12 @@ func (c Config) Validate() error {
 		return errors.New("config: MaxLongPoll must be positive")
 	case c.WriteTimeout <= 0:
 		return errors.New("config: WriteTimeout must be positive")
+	case c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.IdleTimeout <= 0:
+		return errors.New("--http-read-header-timeout, --http-read-timeout and --http-idle-timeout must be positive")
+	case c.MaxHeaderBytes < 4<<10:
+		return errors.New("--max-header-bytes must be at least 4096")
+	case c.MaxStreamsPerClient < 0 || c.MaxWaitsPerClient < 0:
+		return errors.New("--max-streams-per-client and --max-waits-per-client must not be negative")
 	case c.ClusterID == "":
 		return errors.New("config: ClusterID is required")
 	case c.HTTPSyncInterval < 0:

@@ -37,6 +37,12 @@ func (s *surface) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, eventPage(nil, page, true))
 		return
 	}
+	client := clientKey(r)
+	if !s.clientWaits.acquire(client) {
+		s.clientWaits.refuse(w)
+		return
+	}
+	defer s.clientWaits.release(client)
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + s.cfg.WriteTimeout))
 	page, timedOut, err := s.longPoll(r.Context(), f, wait)
 	if err != nil {

@@ -15,13 +15,6 @@ import (
 	lssync "github.com/lsnode/lsnode/sync"
 )
 
-// Server timeouts that are not configurable.
-const (
-	readHeaderTimeout = 10 * time.Second  // the Python hub's socket timeout
-	readTimeout       = 120 * time.Second // a 16 MiB body on a slow link
-	idleTimeout       = 120 * time.Second
-)
-
 // surface is the node's HTTP surface: routing, the request policy, the
 // read routes, and the mount point of POST /mcp.
 type surface struct {
@@ -34,8 +27,11 @@ type surface struct {
 	policy  *policy
 	stats   *requestStats
 	sse     *sseSlots
-	roster  RosterFunc
-	mcp     http.Handler
+	// clientStreams and clientWaits are the per-client caps of streams and
+	// of long polls (client_limits.go).
+	clientStreams, clientWaits *clientSlots
+	roster                     RosterFunc
+	mcp                        http.Handler
 	// replication reports the replication sessions (nil: none).
 	replication func() []readyPeer
 	// origins reports per-origin catch-up progress (nil: no replication).
@@ -171,15 +167,18 @@ func (s *surface) recovered(sw *statusWriter, r *http.Request, p any) {
 	writeJSON(sw, http.StatusInternalServerError, errorJSON("internal error"))
 }
 
-// newHTTPServer wraps the surface in a server with bounded timeouts. SSE
-// and long polls lift their own write deadline.
+// newHTTPServer wraps the surface in a server with bounded timeouts and
+// header size. SSE and long polls lift their own write deadline; the read
+// deadline covers only reading the request (net/http lifts it once the
+// body is read), so it never cuts a stream.
 func newHTTPServer(cfg Config, h http.Handler, log *slog.Logger, tlsCfg *tls.Config) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 		TLSConfig:         tlsCfg,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

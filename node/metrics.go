@@ -20,7 +20,9 @@ type httpMetrics struct {
 	sseFrames   prometheus.Counter
 	sseLatency  prometheus.Histogram // commit seen -> frame flushed
 	longPolling prometheus.Gauge
-	ready       prometheus.Gauge // outcome of the last /readyz
+	// clientRefused counts per-client cap refusals, by limit (streams, waits).
+	clientRefused *prometheus.CounterVec
+	ready         prometheus.Gauge // outcome of the last /readyz
 }
 
 // newRegistry returns a registry with the Go runtime and process
@@ -64,6 +66,10 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Name: "lsnode_http_long_polls",
 			Help: "Requests of /logstream/events waiting for events.",
 		}),
+		clientRefused: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_http_client_limit_refused_total",
+			Help: "Requests refused with 429 because their client held its cap of concurrent streams or waits, by limit.",
+		}, []string{"limit"}),
 		ready: f.NewGauge(prometheus.GaugeOpts{
 			Name: "lsnode_node_ready",
 			Help: "1 when the last /readyz check passed, 0 when it failed.",

@@ -213,8 +213,10 @@ func (n *Node) newSurface(host string, port int, scheme string) *surface {
 	return &surface{
 		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall, integrity: n.integrity,
 		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port, n.tokens), stats: newRequestStats(),
-		sse:    &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
-		roster: n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
+		sse:           &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
+		clientStreams: newClientSlots("streams", n.cfg.MaxStreamsPerClient, m.clientRefused),
+		clientWaits:   newClientSlots("waits", n.cfg.MaxWaitsPerClient, m.clientRefused),
+		roster:        n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
 		started: n.wall.Now(),
 	}
 }

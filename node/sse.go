@@ -39,6 +39,12 @@ func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	client := clientKey(r)
+	if !s.clientStreams.acquire(client) {
+		s.clientStreams.refuse(w)
+		return
+	}
+	defer s.clientStreams.release(client)
 	if !s.sse.acquire() {
 		s.metrics.sseRefused.Inc()
 		h := w.Header()

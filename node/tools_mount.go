@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"time"
@@ -36,8 +37,9 @@ func (n *Node) newMCPHandler() http.Handler {
 // mcpMount guards the MCP handler: a body over MaxRequestBytes gets 413
 // with the JSON-RPC error (checked on Content-Length and again while
 // reading, so a chunked body cannot slip past), an unreadable body gets
-// the parse error, and the write deadline is widened to cover the
-// longest event_wait.
+// the parse error, a mempalace_event_wait call beyond the client's cap of
+// concurrent waits gets 429 with Retry-After and a JSON-RPC error, and
+// the write deadline is widened to cover the longest event_wait.
 func (s *surface) mcpMount(next http.Handler) http.Handler {
 	limit := s.cfg.MaxRequestBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -54,8 +56,39 @@ func (s *surface) mcpMount(next http.Handler) http.Handler {
 			writeBody(w, http.StatusRequestEntityTooLarge, contentJSON, rpcTooLarge)
 			return
 		}
+		if wait, id := eventWaitCall(body); wait {
+			client := clientKey(r)
+			if !s.clientWaits.acquire(client) {
+				w.Header().Set("Retry-After", clientRetryAfter)
+				writeRPCError(w, http.StatusTooManyRequests, id, codeToolFailure, s.clientWaits.refusalText())
+				return
+			}
+			defer s.clientWaits.release(client)
+		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.MaxLongPoll + s.cfg.WriteTimeout))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// eventWaitCall reports whether body is a tools/call of
+// mempalace_event_wait, and its id. A body that holds neither the tool's
+// name nor a \u escape (the only way JSON can spell a letter otherwise)
+// cannot name it and is not decoded, keeping the check off the path of
+// every other call.
+func eventWaitCall(body []byte) (bool, json.RawMessage) {
+	if !bytes.Contains(body, []byte(toolEventWait)) && !bytes.Contains(body, []byte(`\u`)) {
+		return false, nil
+	}
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Method != "tools/call" || env.Params.Name != toolEventWait {
+		return false, nil
+	}
+	return true, env.ID
 }

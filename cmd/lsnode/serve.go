@@ -25,6 +25,7 @@ type serveFlags struct {
 	sseMaxClients, readCacheMB                                                          *int
 	shutdownTimeout                                                                     *time.Duration
 	cluster                                                                             *clusterFlags
+	limits                                                                              *limitFlags
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -52,6 +53,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs),
+		limits:          addLimitFlags(fs),
 	}
 }
 
@@ -96,6 +98,7 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	}
 	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
 	f.cluster.apply(&cfg)
+	f.limits.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
 	return cfg, nil
 }

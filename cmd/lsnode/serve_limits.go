@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"strconv"
+	"time"
+
+	"github.com/lsnode/lsnode/node"
+)
+
+// limitFlags are the HTTP server's timeouts and size and concurrency
+// caps; each falls back to its LSNODE_* variable.
+type limitFlags struct {
+	readHeaderTimeout, readTimeout, idleTimeout, writeTimeout, maxLongPoll *time.Duration
+	maxRequestBytes                                                        *int64
+	maxHeaderBytes, streamsPerClient, waitsPerClient                       *int
+}
+
+func addLimitFlags(fs *flag.FlagSet) *limitFlags {
+	def := node.DefaultConfig()
+	return &limitFlags{
+		readHeaderTimeout: fs.Duration("http-read-header-timeout", envDuration(def.ReadHeaderTimeout, "LSNODE_HTTP_READ_HEADER_TIMEOUT"),
+			"a client that has not sent a request's headers within this is disconnected (env LSNODE_HTTP_READ_HEADER_TIMEOUT)"),
+		readTimeout: fs.Duration("http-read-timeout", envDuration(def.ReadTimeout, "LSNODE_HTTP_READ_TIMEOUT"),
+			"bound on reading a whole request, body included; streams and long polls are not cut by it (env LSNODE_HTTP_READ_TIMEOUT)"),
+		idleTimeout: fs.Duration("http-idle-timeout", envDuration(def.IdleTimeout, "LSNODE_HTTP_IDLE_TIMEOUT"),
+			"an idle keep-alive connection is closed after this (env LSNODE_HTTP_IDLE_TIMEOUT)"),
+		writeTimeout: fs.Duration("http-write-timeout", envDuration(def.WriteTimeout, "LSNODE_HTTP_WRITE_TIMEOUT"),
+			"bound on writing a response, and on each SSE write; long polls get --max-long-poll on top (env LSNODE_HTTP_WRITE_TIMEOUT)"),
+		maxLongPoll: fs.Duration("max-long-poll", envDuration(def.MaxLongPoll, "LSNODE_MAX_LONG_POLL"),
+			"longest wait of /logstream/events wait_ms (event_wait's own cap is the hub's 300000 ms) (env LSNODE_MAX_LONG_POLL)"),
+		maxRequestBytes: fs.Int64("max-request-bytes", envInt64(def.MaxRequestBytes, "LSNODE_MAX_REQUEST_BYTES"),
+			"largest POST /mcp body; larger gets 413 (env LSNODE_MAX_REQUEST_BYTES)"),
+		maxHeaderBytes: fs.Int("max-header-bytes", int(envInt64(int64(def.MaxHeaderBytes), "LSNODE_MAX_HEADER_BYTES")),
+			"largest request header block; larger gets 431 (env LSNODE_MAX_HEADER_BYTES)"),
+		streamsPerClient: fs.Int("max-streams-per-client", int(envInt64(int64(def.MaxStreamsPerClient), "LSNODE_MAX_STREAMS_PER_CLIENT")),
+			"concurrent /logstream/stream connections per client IP; more get 429; 0 no cap (env LSNODE_MAX_STREAMS_PER_CLIENT)"),
+		waitsPerClient: fs.Int("max-waits-per-client", int(envInt64(int64(def.MaxWaitsPerClient), "LSNODE_MAX_WAITS_PER_CLIENT")),
+			"concurrent long polls (event_wait, /logstream/events wait_ms) per client IP; more get 429; 0 no cap (env LSNODE_MAX_WAITS_PER_CLIENT)"),
+	}
+}
+
+// apply copies the flags into a node configuration, whose Validate
+// refuses values out of range.
+func (f *limitFlags) apply(cfg *node.Config) {
+	cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = *f.readHeaderTimeout, *f.readTimeout, *f.idleTimeout
+	cfg.WriteTimeout, cfg.MaxLongPoll, cfg.MaxRequestBytes = *f.writeTimeout, *f.maxLongPoll, *f.maxRequestBytes
+	cfg.MaxHeaderBytes, cfg.MaxStreamsPerClient, cfg.MaxWaitsPerClient = *f.maxHeaderBytes, *f.streamsPerClient, *f.waitsPerClient
+}
+
+// envInt64 reads the first set variable of names as an integer; unset or
+// garbage means def.
+func envInt64(def int64, names ...string) int64 {
+	n, err := strconv.ParseInt(envOr("", names...), 10, 64)
+	if err != nil {
+		return def
+	}
+	return n
+}

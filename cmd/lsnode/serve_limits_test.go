@@ -1,0 +1,89 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/node"
+)
+
+// serveConfig parses serve's flags and returns the node configuration.
+func serveConfig(t *testing.T, args ...string) node.Config {
+	t.Helper()
+	fs := newFlagSet("serve", io.Discard)
+	f := addServeFlags(fs)
+	if err := parseFlags(fs, args, false); err != nil {
+		t.Fatalf("parse %v: %v", args, err)
+	}
+	cfg, err := f.config(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("config %v: %v", args, err)
+	}
+	return cfg
+}
+
+func TestServeLimitFlags(t *testing.T) {
+	def := serveConfig(t)
+	want := node.DefaultConfig()
+	if def.ReadHeaderTimeout != want.ReadHeaderTimeout || def.ReadTimeout != want.ReadTimeout ||
+		def.IdleTimeout != want.IdleTimeout || def.WriteTimeout != want.WriteTimeout || def.MaxLongPoll != want.MaxLongPoll ||
+		def.MaxRequestBytes != want.MaxRequestBytes || def.MaxHeaderBytes != want.MaxHeaderBytes ||
+		def.MaxStreamsPerClient != want.MaxStreamsPerClient || def.MaxWaitsPerClient != want.MaxWaitsPerClient {
+		t.Fatalf("defaults differ from node.DefaultConfig: %+v", def)
+	}
+	cfg := serveConfig(t, "--http-read-header-timeout=3s", "--http-read-timeout=7s", "--http-idle-timeout=11s",
+		"--http-write-timeout=13s", "--max-long-poll=17s", "--max-request-bytes=1048576", "--max-header-bytes=8192",
+		"--max-streams-per-client=2", "--max-waits-per-client=5")
+	if cfg.ReadHeaderTimeout != 3*time.Second || cfg.ReadTimeout != 7*time.Second || cfg.IdleTimeout != 11*time.Second ||
+		cfg.WriteTimeout != 13*time.Second || cfg.MaxLongPoll != 17*time.Second || cfg.MaxRequestBytes != 1<<20 ||
+		cfg.MaxHeaderBytes != 8192 || cfg.MaxStreamsPerClient != 2 || cfg.MaxWaitsPerClient != 5 {
+		t.Fatalf("flags not applied: %+v", cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("valid limits refused: %v", err)
+	}
+}
+
+func TestServeLimitEnv(t *testing.T) {
+	for k, v := range map[string]string{
+		"LSNODE_HTTP_READ_HEADER_TIMEOUT": "2s", "LSNODE_HTTP_READ_TIMEOUT": "4s", "LSNODE_HTTP_IDLE_TIMEOUT": "6s",
+		"LSNODE_HTTP_WRITE_TIMEOUT": "8s", "LSNODE_MAX_LONG_POLL": "9s", "LSNODE_MAX_REQUEST_BYTES": "4096",
+		"LSNODE_MAX_HEADER_BYTES": "5000", "LSNODE_MAX_STREAMS_PER_CLIENT": "1", "LSNODE_MAX_WAITS_PER_CLIENT": "0",
+	} {
+		t.Setenv(k, v)
+	}
+	cfg := serveConfig(t)
+	if cfg.ReadHeaderTimeout != 2*time.Second || cfg.ReadTimeout != 4*time.Second || cfg.IdleTimeout != 6*time.Second ||
+		cfg.WriteTimeout != 8*time.Second || cfg.MaxLongPoll != 9*time.Second || cfg.MaxRequestBytes != 4096 ||
+		cfg.MaxHeaderBytes != 5000 || cfg.MaxStreamsPerClient != 1 || cfg.MaxWaitsPerClient != 0 {
+		t.Fatalf("env not applied: %+v", cfg)
+	}
+	// A flag beats its variable.
+	if cfg := serveConfig(t, "--max-waits-per-client=3"); cfg.MaxWaitsPerClient != 3 {
+		t.Fatalf("flag did not win over env: %d", cfg.MaxWaitsPerClient)
+	}
+}
+
+func TestServeLimitFlagsRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"--http-read-header-timeout=0s"},
+		{"--http-read-timeout=-1s"},
+		{"--http-idle-timeout=0s"},
+		{"--max-header-bytes=100"},
+		{"--max-request-bytes=0"},
+		{"--max-streams-per-client=-1"},
+		{"--max-waits-per-client=-2"},
+		{"--max-long-poll=0s"},
+	} {
+		if err := serveConfig(t, args...).Validate(); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+	fs := newFlagSet("serve", io.Discard)
+	addServeFlags(fs)
+	if err := parseFlags(fs, []string{"--max-streams-per-client=many"}, false); err == nil {
+		t.Fatal("a non-integer cap parsed")
+	}
+}
