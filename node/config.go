@@ -142,6 +142,17 @@ type Config struct {
 	// and a remote stamp further ahead does not drag the local clock.
 	// Default 500 ms.
 	MaxClockOffset time.Duration
+	// GRPCMaxMessageBytes caps a replication message, both ways. Default
+	// 64 MiB; at least MinGRPCMessageBytes (a batch plus the largest
+	// artifact). Every node of a mesh should use the same value.
+	GRPCMaxMessageBytes int
+	// GRPCMaxStreamsPerConn caps the concurrent streams of one inbound
+	// replication connection (a session is one stream). Default 16.
+	GRPCMaxStreamsPerConn int
+	// GRPCHandshakeTimeout closes an inbound replication connection that
+	// has not finished its setup (TLS, HTTP/2 preface) in time. Default
+	// 10 s.
+	GRPCHandshakeTimeout time.Duration
 	// GossipAddr is the host:port memberlist binds (UDP and TCP); "" runs
 	// no gossip. Needs GRPCAddr: members found by gossip are replicated
 	// with over gRPC.
@@ -186,27 +197,35 @@ type Config struct {
 	Wall hlc.WallClock
 }
 
+// MinGRPCMessageBytes is the smallest GRPCMaxMessageBytes: a batch (1 MiB)
+// plus the largest artifact a node accepts (4 MiB), with room to spare.
+const MinGRPCMessageBytes = 8 << 20
+
 // DefaultConfig returns a working single-node configuration on loopback.
 func DefaultConfig() Config {
+	repl := lssync.DefaultConfig(DefaultClusterID)
 	return Config{
-		DataDir:             DefaultDataDir,
-		HTTPAddr:            DefaultHTTPAddr,
-		SSEMaxClients:       DefaultSSEMaxClients,
-		SSEHeartbeat:        DefaultSSEHeartbeat,
-		MaxRequestBytes:     DefaultMaxRequestBytes,
-		MaxLongPoll:         DefaultMaxLongPoll,
-		WriteTimeout:        DefaultWriteTimeout,
-		ReadHeaderTimeout:   DefaultReadHeaderTimeout,
-		ReadTimeout:         DefaultReadTimeout,
-		IdleTimeout:         DefaultIdleTimeout,
-		MaxHeaderBytes:      DefaultMaxHeaderBytes,
-		MaxStreamsPerClient: DefaultStreamsPerClient,
-		MaxWaitsPerClient:   DefaultWaitsPerClient,
-		Version:             "dev",
-		ClusterID:           DefaultClusterID,
-		HTTPSyncInterval:    DefaultHTTPSyncInterval,
-		MaxClockOffset:      DefaultMaxClockOffset,
-		Readiness:           DefaultReadyThresholds(),
+		GRPCMaxMessageBytes:   repl.MaxMessageBytes,
+		GRPCMaxStreamsPerConn: int(repl.MaxStreamsPerConn),
+		GRPCHandshakeTimeout:  repl.HandshakeTimeout,
+		DataDir:               DefaultDataDir,
+		HTTPAddr:              DefaultHTTPAddr,
+		SSEMaxClients:         DefaultSSEMaxClients,
+		SSEHeartbeat:          DefaultSSEHeartbeat,
+		MaxRequestBytes:       DefaultMaxRequestBytes,
+		MaxLongPoll:           DefaultMaxLongPoll,
+		WriteTimeout:          DefaultWriteTimeout,
+		ReadHeaderTimeout:     DefaultReadHeaderTimeout,
+		ReadTimeout:           DefaultReadTimeout,
+		IdleTimeout:           DefaultIdleTimeout,
+		MaxHeaderBytes:        DefaultMaxHeaderBytes,
+		MaxStreamsPerClient:   DefaultStreamsPerClient,
+		MaxWaitsPerClient:     DefaultWaitsPerClient,
+		Version:               "dev",
+		ClusterID:             DefaultClusterID,
+		HTTPSyncInterval:      DefaultHTTPSyncInterval,
+		MaxClockOffset:        DefaultMaxClockOffset,
+		Readiness:             DefaultReadyThresholds(),
 	}
 }
 
@@ -266,6 +285,12 @@ func (c Config) Validate() error {
 		return errors.New("--gossip needs --grpc: members found by gossip are replicated with over gRPC")
 	case len(c.Join) > 0 && c.GossipAddr == "":
 		return errors.New("--join needs --gossip")
+	case c.GRPCMaxMessageBytes < MinGRPCMessageBytes:
+		return fmt.Errorf("--grpc-max-message-bytes must be at least %d (a batch plus the largest artifact)", MinGRPCMessageBytes)
+	case c.GRPCMaxStreamsPerConn < 1 || c.GRPCMaxStreamsPerConn > 1<<16:
+		return errors.New("--grpc-max-streams-per-conn must be 1..65536")
+	case c.GRPCHandshakeTimeout <= 0:
+		return errors.New("--grpc-handshake-timeout must be positive")
 	case c.RejoinInterval < 0:
 		return errors.New("--rejoin-interval must not be negative")
 	}

@@ -62,6 +62,13 @@ type Config struct {
 	// MaxMessageBytes is the gRPC message size limit on both sides.
 	// Default 64 MiB; it must exceed BatchBytes and the largest artifact.
 	MaxMessageBytes int
+	// MaxStreamsPerConn caps the concurrent streams of one inbound
+	// connection (a session is one stream). Default 16.
+	MaxStreamsPerConn uint32
+	// HandshakeTimeout bounds an inbound connection's setup (TLS and the
+	// HTTP/2 preface), so that a connection that never speaks is closed.
+	// Default 10 s.
+	HandshakeTimeout time.Duration
 	// DialBackoffMin and DialBackoffMax bound the exponential backoff
 	// between attempts to (re)connect a peer, by the dial loop and by the
 	// gRPC connection below it. Defaults 100ms and 1s: an unreachable peer
@@ -93,22 +100,24 @@ type Config struct {
 // DefaultConfig returns the defaults for clusterID.
 func DefaultConfig(clusterID string) Config {
 	return Config{
-		ClusterID:        clusterID,
-		MaxClockOffset:   500 * time.Millisecond,
-		SyncInterval:     2 * time.Second,
-		TickInterval:     100 * time.Millisecond,
-		RoundTimeout:     10 * time.Second,
-		BatchOps:         500,
-		BatchBytes:       1 << 20,
-		PullWindow:       4,
-		OutboxBytes:      16 << 20,
-		StallTimeout:     30 * time.Second,
-		LocalQueue:       256,
-		InboxFrames:      16,
-		MaxMessageBytes:  64 << 20,
-		DialBackoffMin:   100 * time.Millisecond,
-		DialBackoffMax:   time.Second,
-		ProgressInterval: 5 * time.Second,
+		ClusterID:         clusterID,
+		MaxClockOffset:    500 * time.Millisecond,
+		SyncInterval:      2 * time.Second,
+		TickInterval:      100 * time.Millisecond,
+		RoundTimeout:      10 * time.Second,
+		BatchOps:          500,
+		BatchBytes:        1 << 20,
+		PullWindow:        4,
+		OutboxBytes:       16 << 20,
+		StallTimeout:      30 * time.Second,
+		LocalQueue:        256,
+		InboxFrames:       16,
+		MaxMessageBytes:   64 << 20,
+		MaxStreamsPerConn: 16,
+		HandshakeTimeout:  10 * time.Second,
+		DialBackoffMin:    100 * time.Millisecond,
+		DialBackoffMax:    time.Second,
+		ProgressInterval:  5 * time.Second,
 	}
 }
 
@@ -118,7 +127,7 @@ func (c Config) Validate() error {
 	case c.ClusterID == "":
 		return fmt.Errorf("%w: ClusterID is required", ErrInvalidConfig)
 	case c.MaxClockOffset <= 0, c.SyncInterval <= 0, c.TickInterval <= 0,
-		c.RoundTimeout <= 0, c.StallTimeout <= 0, c.ProgressInterval <= 0:
+		c.RoundTimeout <= 0, c.StallTimeout <= 0, c.ProgressInterval <= 0, c.HandshakeTimeout <= 0:
 		return fmt.Errorf("%w: durations must be positive", ErrInvalidConfig)
 	case c.DialBackoffMin <= 0 || c.DialBackoffMax < c.DialBackoffMin:
 		return fmt.Errorf("%w: need 0 < DialBackoffMin <= DialBackoffMax", ErrInvalidConfig)
@@ -128,6 +137,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: OutboxBytes must hold PullWindow*BatchBytes", ErrInvalidConfig)
 	case c.MaxMessageBytes <= c.BatchBytes:
 		return fmt.Errorf("%w: MaxMessageBytes must exceed BatchBytes", ErrInvalidConfig)
+	case c.MaxStreamsPerConn < 1:
+		return fmt.Errorf("%w: MaxStreamsPerConn must be positive", ErrInvalidConfig)
 	}
 	return nil
 }

@@ -25,11 +25,14 @@ func (r *Replicator) RegisterGRPC(s *grpc.Server) {
 }
 
 // ServerOptions returns the grpc.ServerOptions replication needs (message
-// size limits); pass them to grpc.NewServer with the node's own.
+// size limits, the streams of a connection, the setup deadline, the
+// keepalive policy); pass them to grpc.NewServer with the node's own.
 func (r *Replicator) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(r.cfg.MaxMessageBytes),
 		grpc.MaxSendMsgSize(r.cfg.MaxMessageBytes),
+		grpc.MaxConcurrentStreams(r.cfg.MaxStreamsPerConn),
+		grpc.ConnectionTimeout(r.cfg.HandshakeTimeout),
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
 		// Accept the dialers' keepalive pings (grpc_client.go); the

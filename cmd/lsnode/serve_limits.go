@@ -8,12 +8,14 @@ import (
 	"github.com/lsnode/lsnode/node"
 )
 
-// limitFlags are the HTTP server's timeouts and size and concurrency
-// caps; each falls back to its LSNODE_* variable.
+// limitFlags are the HTTP and replication servers' timeouts and size and
+// concurrency caps; each falls back to its LSNODE_* variable.
 type limitFlags struct {
 	readHeaderTimeout, readTimeout, idleTimeout, writeTimeout, maxLongPoll *time.Duration
 	maxRequestBytes                                                        *int64
 	maxHeaderBytes, streamsPerClient, waitsPerClient                       *int
+	grpcMaxMessage, grpcMaxStreams                                         *int
+	grpcHandshake                                                          *time.Duration
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
@@ -37,6 +39,12 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 			"concurrent /logstream/stream connections per client IP; more get 429; 0 no cap (env LSNODE_MAX_STREAMS_PER_CLIENT)"),
 		waitsPerClient: fs.Int("max-waits-per-client", int(envInt64(int64(def.MaxWaitsPerClient), "LSNODE_MAX_WAITS_PER_CLIENT")),
 			"concurrent long polls (event_wait, /logstream/events wait_ms) per client IP; more get 429; 0 no cap (env LSNODE_MAX_WAITS_PER_CLIENT)"),
+		grpcMaxMessage: fs.Int("grpc-max-message-bytes", int(envInt64(int64(def.GRPCMaxMessageBytes), "LSNODE_GRPC_MAX_MESSAGE_BYTES")),
+			"largest replication message, both ways; the same on every node (env LSNODE_GRPC_MAX_MESSAGE_BYTES)"),
+		grpcMaxStreams: fs.Int("grpc-max-streams-per-conn", int(envInt64(int64(def.GRPCMaxStreamsPerConn), "LSNODE_GRPC_MAX_STREAMS_PER_CONN")),
+			"concurrent streams of one inbound replication connection (env LSNODE_GRPC_MAX_STREAMS_PER_CONN)"),
+		grpcHandshake: fs.Duration("grpc-handshake-timeout", envDuration(def.GRPCHandshakeTimeout, "LSNODE_GRPC_HANDSHAKE_TIMEOUT"),
+			"an inbound replication connection that has not finished its setup by then is closed (env LSNODE_GRPC_HANDSHAKE_TIMEOUT)"),
 	}
 }
 
@@ -46,6 +54,7 @@ func (f *limitFlags) apply(cfg *node.Config) {
 	cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = *f.readHeaderTimeout, *f.readTimeout, *f.idleTimeout
 	cfg.WriteTimeout, cfg.MaxLongPoll, cfg.MaxRequestBytes = *f.writeTimeout, *f.maxLongPoll, *f.maxRequestBytes
 	cfg.MaxHeaderBytes, cfg.MaxStreamsPerClient, cfg.MaxWaitsPerClient = *f.maxHeaderBytes, *f.streamsPerClient, *f.waitsPerClient
+	cfg.GRPCMaxMessageBytes, cfg.GRPCMaxStreamsPerConn, cfg.GRPCHandshakeTimeout = *f.grpcMaxMessage, *f.grpcMaxStreams, *f.grpcHandshake
 }
 
 // envInt64 reads the first set variable of names as an integer; unset or

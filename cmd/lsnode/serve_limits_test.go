@@ -30,15 +30,19 @@ func TestServeLimitFlags(t *testing.T) {
 	if def.ReadHeaderTimeout != want.ReadHeaderTimeout || def.ReadTimeout != want.ReadTimeout ||
 		def.IdleTimeout != want.IdleTimeout || def.WriteTimeout != want.WriteTimeout || def.MaxLongPoll != want.MaxLongPoll ||
 		def.MaxRequestBytes != want.MaxRequestBytes || def.MaxHeaderBytes != want.MaxHeaderBytes ||
-		def.MaxStreamsPerClient != want.MaxStreamsPerClient || def.MaxWaitsPerClient != want.MaxWaitsPerClient {
+		def.MaxStreamsPerClient != want.MaxStreamsPerClient || def.MaxWaitsPerClient != want.MaxWaitsPerClient ||
+		def.GRPCMaxMessageBytes != want.GRPCMaxMessageBytes || def.GRPCMaxStreamsPerConn != want.GRPCMaxStreamsPerConn ||
+		def.GRPCHandshakeTimeout != want.GRPCHandshakeTimeout {
 		t.Fatalf("defaults differ from node.DefaultConfig: %+v", def)
 	}
 	cfg := serveConfig(t, "--http-read-header-timeout=3s", "--http-read-timeout=7s", "--http-idle-timeout=11s",
 		"--http-write-timeout=13s", "--max-long-poll=17s", "--max-request-bytes=1048576", "--max-header-bytes=8192",
-		"--max-streams-per-client=2", "--max-waits-per-client=5")
+		"--max-streams-per-client=2", "--max-waits-per-client=5",
+		"--grpc-max-message-bytes=16777216", "--grpc-max-streams-per-conn=4", "--grpc-handshake-timeout=3s")
 	if cfg.ReadHeaderTimeout != 3*time.Second || cfg.ReadTimeout != 7*time.Second || cfg.IdleTimeout != 11*time.Second ||
 		cfg.WriteTimeout != 13*time.Second || cfg.MaxLongPoll != 17*time.Second || cfg.MaxRequestBytes != 1<<20 ||
-		cfg.MaxHeaderBytes != 8192 || cfg.MaxStreamsPerClient != 2 || cfg.MaxWaitsPerClient != 5 {
+		cfg.MaxHeaderBytes != 8192 || cfg.MaxStreamsPerClient != 2 || cfg.MaxWaitsPerClient != 5 ||
+		cfg.GRPCMaxMessageBytes != 16<<20 || cfg.GRPCMaxStreamsPerConn != 4 || cfg.GRPCHandshakeTimeout != 3*time.Second {
 		t.Fatalf("flags not applied: %+v", cfg)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -51,13 +55,15 @@ func TestServeLimitEnv(t *testing.T) {
 		"LSNODE_HTTP_READ_HEADER_TIMEOUT": "2s", "LSNODE_HTTP_READ_TIMEOUT": "4s", "LSNODE_HTTP_IDLE_TIMEOUT": "6s",
 		"LSNODE_HTTP_WRITE_TIMEOUT": "8s", "LSNODE_MAX_LONG_POLL": "9s", "LSNODE_MAX_REQUEST_BYTES": "4096",
 		"LSNODE_MAX_HEADER_BYTES": "5000", "LSNODE_MAX_STREAMS_PER_CLIENT": "1", "LSNODE_MAX_WAITS_PER_CLIENT": "0",
+		"LSNODE_GRPC_MAX_MESSAGE_BYTES": "9000000", "LSNODE_GRPC_MAX_STREAMS_PER_CONN": "2", "LSNODE_GRPC_HANDSHAKE_TIMEOUT": "1s",
 	} {
 		t.Setenv(k, v)
 	}
 	cfg := serveConfig(t)
 	if cfg.ReadHeaderTimeout != 2*time.Second || cfg.ReadTimeout != 4*time.Second || cfg.IdleTimeout != 6*time.Second ||
 		cfg.WriteTimeout != 8*time.Second || cfg.MaxLongPoll != 9*time.Second || cfg.MaxRequestBytes != 4096 ||
-		cfg.MaxHeaderBytes != 5000 || cfg.MaxStreamsPerClient != 1 || cfg.MaxWaitsPerClient != 0 {
+		cfg.MaxHeaderBytes != 5000 || cfg.MaxStreamsPerClient != 1 || cfg.MaxWaitsPerClient != 0 ||
+		cfg.GRPCMaxMessageBytes != 9000000 || cfg.GRPCMaxStreamsPerConn != 2 || cfg.GRPCHandshakeTimeout != time.Second {
 		t.Fatalf("env not applied: %+v", cfg)
 	}
 	// A flag beats its variable.
@@ -76,6 +82,9 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 		{"--max-streams-per-client=-1"},
 		{"--max-waits-per-client=-2"},
 		{"--max-long-poll=0s"},
+		{"--grpc-max-message-bytes=1048576"},
+		{"--grpc-max-streams-per-conn=0"},
+		{"--grpc-handshake-timeout=0s"},
 	} {
 		if err := serveConfig(t, args...).Validate(); err == nil {
 			t.Errorf("%v accepted", args)
