@@ -33,7 +33,7 @@ func parseQuery(raw string) query {
 func unquotePlus(s string) string {
 	s = strings.ReplaceAll(s, "+", " ")
 	if !strings.Contains(s, "%") {
-		return s
+		return strings.ToValidUTF8(s, "\uFFFD") // raw bytes that are not UTF-8, as escaped ones
 	}
 	var b []byte
 	for i := 0; i < len(s); i++ {
