@@ -14,16 +14,19 @@ import (
 const clientRetryAfter = "5"
 
 // clientKey names the client a request counts against for the
-// per-client caps: its remote IP, so that one host cannot take every
-// stream or wait by opening connections. It is the one place that says
-// who a client is; once requests carry an authenticated identity (a
-// token's name), key on that instead.
+// per-client caps: the name of its token from the tokens file when it
+// has one (an agent keeps its caps across addresses, and agents sharing
+// a host have their own), else its remote IP, so that one host cannot
+// take every stream or wait by opening connections.
 func clientKey(r *http.Request) string {
+	if id := identityFrom(r.Context()); id != nil && id.name != "" {
+		return "token " + id.name
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	return "ip " + host
 }
 
 // clientSlots counts what each client holds open (streams, or waits)

@@ -77,7 +77,7 @@ func TestClientLimits_StreamsPerClient(t *testing.T) {
 	}
 	// The slot is the client's again once its stream ends.
 	first.close()
-	htEventually(t, "the client's slot to free", func() bool { return n.surface.clientStreams.held("127.0.0.1") == 0 })
+	htEventually(t, "the client's slot to free", func() bool { return n.surface.clientStreams.held("ip 127.0.0.1") == 0 })
 	htOpenStream(t, n, "", nil)
 }
 
@@ -95,7 +95,7 @@ func TestClientLimits_WaitsPerClient(t *testing.T) {
 		}
 		held <- err
 	}()
-	htEventually(t, "the long poll to hold a slot", func() bool { return n.surface.clientWaits.held("127.0.0.1") == 1 })
+	htEventually(t, "the long poll to hold a slot", func() bool { return n.surface.clientWaits.held("ip 127.0.0.1") == 1 })
 
 	r := htDo(t, n, htReq{path: "/logstream/events?wait_ms=10"})
 	want := `{"error": "too many concurrent waits from this client (limit 1); retry after 5 s"}`
@@ -143,7 +143,7 @@ func TestClientLimits_WaitsPerClient(t *testing.T) {
 	if err := <-held; err == nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("held long poll ended with %v", err)
 	}
-	htEventually(t, "the wait slot to free", func() bool { return n.surface.clientWaits.held("127.0.0.1") == 0 })
+	htEventually(t, "the wait slot to free", func() bool { return n.surface.clientWaits.held("ip 127.0.0.1") == 0 })
 	if r := doFrom(t, http.DefaultClient, n, http.MethodPost, "/mcp", wait); r.status != http.StatusOK {
 		t.Fatalf("event_wait after the slot freed: %d %s", r.status, r.body)
 	}
@@ -318,4 +318,45 @@ func TestGRPCServer_HandshakeTimeout(t *testing.T) {
 	if errors.As(err, &ne) && ne.Timeout() {
 		t.Fatal("a silent replication connection was held for 5 s")
 	}
+}
+
+// TestClientLimits_KeyedByToken: with a tokens file, a named token is the
+// client: two tokens from one address have a cap each, and one token's
+// cap holds whatever address it comes from.
+func TestClientLimits_KeyedByToken(t *testing.T) {
+	n := tkStart(t, tkFile)
+	w := n.surface.clientWaits
+	w.mu.Lock()
+	w.max = 1 // tkStart takes no configuration; acquire reads max under mu
+	w.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, n.URL()+"/logstream/events?wait_ms=60000", nil)
+		req.Header.Set("Authorization", "Bearer "+tkAgent)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	htEventually(t, "the agent token's wait", func() bool { return n.surface.clientWaits.held("token pi") == 1 })
+	get := func(hc *http.Client, token string) int {
+		req, _ := http.NewRequest(http.MethodGet, n.URL()+"/logstream/events?wait_ms=10", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(clientFrom("127.0.0.2"), tkAgent); code != http.StatusTooManyRequests {
+		t.Fatalf("the same token from another address: %d", code)
+	}
+	if code := get(http.DefaultClient, tkAdmin); code != http.StatusOK {
+		t.Fatalf("another token from the same address: %d", code)
+	}
+	cancel()
+	<-held
 }

@@ -116,7 +116,8 @@ type Config struct {
 	// Default 64 KiB.
 	MaxHeaderBytes int
 	// MaxStreamsPerClient caps the concurrent /logstream/stream
-	// connections of one client (clientKey: its IP); more get 429 with
+	// connections of one client (clientKey: its named token from the
+	// tokens file, else its IP); more get 429 with
 	// Retry-After. Default 8, the default of SSEMaxClients, so it binds
 	// only when that is raised. 0 means no per-client cap.
 	MaxStreamsPerClient int
