@@ -140,8 +140,14 @@ func TestGRPC_CatchUpThenPush(t *testing.T) {
 	eventually(t, 2*time.Second, "push", func() bool { return a.st.VersionVector()[e.OriginReplica] >= e.OriginSeq })
 	t.Logf("push latency %s", time.Since(start))
 
-	ps := a.rep.Peers()[0]
-	if ps.ReplicaID != b.st.ReplicaID() || ps.Direction != "outbound" || ps.LagOps != 0 || ps.ClockSkewed {
+	// The status follows the op by a vector exchange: poll until it
+	// settles instead of reading it the moment the op landed.
+	var ps lssync.PeerStatus
+	eventually(t, 5*time.Second, "outbound status caught up", func() bool {
+		ps = a.rep.Peers()[0]
+		return ps.LagOps == 0
+	})
+	if ps.ReplicaID != b.st.ReplicaID() || ps.Direction != "outbound" || ps.ClockSkewed {
 		t.Errorf("outbound status = %+v", ps)
 	}
 	in := b.rep.Peers()
