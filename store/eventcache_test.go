@@ -18,7 +18,7 @@ func TestOwed_CachedEventsMatchSQL(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 5))
 	wall := hlc.NewManualClock(testClockStart)
-	s := openCached(t, t.TempDir(), wall, 20*tailEntryOverhead+200*1024, 0) // a short window, a 25-event by-id cache
+	s := openCached(t, t.TempDir(), wall, 60*tailEntryOverhead, 0) // a short window, a by-id cache of about 15 events
 	for i := range 300 {
 		in := randomAppend(t, rng, s)
 		in.IdempotencyKey = ""
@@ -86,4 +86,33 @@ func splitColumns(cols string) []string {
 		}
 	}
 	return append(out, cur)
+}
+
+// TestEventCache_Budget checks that the event cache stays within its
+// byte budget with events of very different sizes, and keeps what fits.
+func TestEventCache_Budget(t *testing.T) {
+	const budget = 64 << 10
+	c := newEventCache(budget)
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i := range 2000 {
+		e := Event{ID: fmt.Sprintf("evt_%d", i), Body: string(make([]byte, rng.IntN(8000)))}
+		c.put(e)
+		if c.used > budget {
+			t.Fatalf("after %d puts: %d bytes held, budget %d", i+1, c.used, budget)
+		}
+		if got, ok := c.get(e.ID); tailSize(&e) <= budget && (!ok || got.ID != e.ID) {
+			t.Fatalf("event %d not held right after put", i)
+		}
+	}
+	var sum int64
+	for _, e := range c.m {
+		sum += tailSize(&e)
+	}
+	if sum != c.used || len(c.m) == 0 {
+		t.Fatalf("accounted %d bytes, held %d in %d events", c.used, sum, len(c.m))
+	}
+	c.put(Event{ID: "huge", Body: string(make([]byte, budget))})
+	if _, ok := c.get("huge"); ok || c.used > budget {
+		t.Fatalf("an event larger than the budget was cached (%d bytes held)", c.used)
+	}
 }

@@ -50,7 +50,7 @@ type Config struct {
 	// TailCacheBytes is the memory budget of the read cache of the log's
 	// newest events that List answers from; 0 means DefaultTailCacheBytes,
 	// a negative value disables the cache. Owed's cache of older events
-	// read by id holds one event per 4 KiB of it.
+	// read by id holds up to a quarter of it on top.
 	TailCacheBytes int64
 	// TailCacheWarmEvents bounds how many of the newest events Open reads
 	// into the read cache (about 10 µs each at 1M events): 0 means
@@ -133,7 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		tail:    newTailCache(cfg.TailCacheBytes),
-		byID:    newEventCache(int(max(cfg.TailCacheBytes, 0) >> 12)), // 64 MiB: 16384 events
+		byID:    newEventCache(max(cfg.TailCacheBytes, 0) / 4),
 	}
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err
