@@ -96,7 +96,7 @@ CREATE INDEX events_hlc_idx ON events(hlc); CREATE INDEX events_topic_created_id
 		b.StopTimer()
 		evs := rows(min(perTxn, b.N-done))
 		b.StartTimer()
-		t0, cpu0 := time.Now(), cpuTime()
+		t0, cpu0 := time.Now(), processCPU(b)
 		tx, err := db.Begin()
 		if err != nil {
 			b.Fatal(err)
@@ -119,7 +119,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			b.Fatal(err)
 		}
 		elapsed += time.Since(t0)
-		cpu += cpuTime() - cpu0
+		cpu += processCPU(b) - cpu0
 		done += len(evs)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rows/s")
@@ -141,7 +141,7 @@ func BenchmarkAppend(b *testing.B) {
 			var wg sync.WaitGroup
 			errs := make(chan error, workers)
 			b.ResetTimer()
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), processCPU(b)
 			for w := 0; w < workers; w++ {
 				n := b.N / workers
 				if w < b.N%workers {
@@ -188,10 +188,10 @@ func BenchmarkApplyBatch(b *testing.B) {
 		b.StopTimer()
 		batch := gen.batch(min(benchBatch, b.N-done))
 		b.StartTimer()
-		t0, cpu0 := time.Now(), cpuTime()
+		t0, cpu0 := time.Now(), processCPU(b)
 		res, err := s.ApplyBatch(context.Background(), batch)
 		applyTime += time.Since(t0)
-		applyCPU += cpuTime() - cpu0
+		applyCPU += processCPU(b) - cpu0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -204,19 +204,11 @@ func BenchmarkApplyBatch(b *testing.B) {
 	b.ReportMetric(float64(applyCPU.Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
-// cpuTime is the CPU time (user and system) the process has used. Per op
-// it is steadier than wall time on a shared machine, where a benchmark
-// gets whatever share of the cores the other load leaves it.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
+// reportCPU reports the process's CPU time per op since since: on a shared
+// machine it is steadier than the rate, which is whatever share of the
+// cores the other load leaves the benchmark.
 func reportCPU(b *testing.B, since time.Duration) {
-	b.ReportMetric(float64((cpuTime()-since).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((processCPU(b)-since).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // meanBatchSize is the mean number of writes that shared a commit.
