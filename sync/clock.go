@@ -30,8 +30,13 @@ func (l *Link) measure(echo, sent int64, now time.Time) {
 
 // setClock records a measurement, logs a transition into or out of the
 // skewed state, and exports the offset.
+//
+// A peer is skewed only when the offset is beyond the bound by more than
+// the measurement's error (rtt/2): an answer delayed on one leg, as a
+// stalled process or a loaded machine gives, reads as an offset of up to
+// half the round trip, and must not be reported as a wrong clock.
 func (l *Link) setClock(offset, rtt time.Duration) {
-	skewed := offset > l.cfg.MaxClockOffset || -offset > l.cfg.MaxClockOffset
+	skewed := offset.Abs()-rtt/2 > l.cfg.MaxClockOffset
 	if skewed != l.clock.skewed || !l.clock.known {
 		l.logClock(offset, rtt, skewed)
 	}

@@ -138,6 +138,37 @@ func TestLink_HandshakeTimeout(t *testing.T) {
 	}
 }
 
+// TestLink_ClockOffsetErrorBar: a slow answer is not a skewed clock. The
+// listener's clock is right, but its answer reaches the dialer 2.7 s after
+// the hello (a stalled or loaded process), so the measured offset is off by
+// up to half the round trip; neither end reports a skew.
+func TestLink_ClockOffsetErrorBar(t *testing.T) {
+	cfg := lssync.DefaultConfig("c1")
+	a := lssync.NewLink(cfg, simnet.NewMemLog("rep_a", fixedWall), true)
+	b := lssync.NewLink(cfg, simnet.NewMemLog("rep_b", fixedWall), false)
+	b.Open(t0)
+	hello := a.Open(t0)
+	reply, err := b.Handle(context.Background(), hello[0], t0.Add(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rtt = 2700 * time.Millisecond
+	confirm, err := a.Handle(context.Background(), reply[0], t0.Add(rtt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Handle(context.Background(), confirm[0], t0.Add(rtt+time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	as, bs := a.Status(nil), b.Status(nil)
+	if as.RTT != rtt || as.ClockOffset.Abs() <= cfg.MaxClockOffset || as.ClockSkewed {
+		t.Errorf("dialer status = %+v, want rtt %s, a measured offset beyond the bound, not skewed", as, rtt)
+	}
+	if bs.ClockSkewed {
+		t.Errorf("listener status = %+v, want not skewed", bs)
+	}
+}
+
 // TestLink_ClockOffset: the dialer measures the listener's offset at the
 // handshake and passes it on, so both ends report it (with opposite signs).
 func TestLink_ClockOffset(t *testing.T) {
