@@ -157,7 +157,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	})
 	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
-		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "", "agent_tokens", n.tokenCount())
+		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "" || n.tokens != nil, "agent_tokens", n.tokenCount())
 	if n.cfg.Token == "" && n.tokens == nil && !isLoopbackHost(n.surface.bindHost) {
 		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
 			"host", n.surface.bindHost)

@@ -36,6 +36,7 @@ func (t *mcpTools) checkWriter(ctx context.Context, field, agent string) error {
 	if err != nil || id.mayWriteAs(agent) {
 		return err
 	}
+	t.logger.Warn("write refused: the token may not write as this name", "field", field, "agent", agent, "token_name", id.name)
 	return toolFailure(fmt.Sprintf("%s %s is not a name %s may write as (it may write as: %s)",
 		field, rules.Repr(agent), id.label(), id.writeAsList()))
 }

@@ -70,8 +70,7 @@ func (t *TokenTable) lookup(token string) *identity {
 	return t.grants[found].id
 }
 
-// holds reports whether token is one of the table's (a load-time check,
-// not constant time).
+// holds reports whether token is one of the table's.
 func (t *TokenTable) holds(token string) bool {
 	return t.lookup(token) != nil
 }

@@ -66,7 +66,7 @@ func (n *Node) tokenCount() int {
 // token (replication, metrics, status, the agent roster) with 403 and a
 // JSON error naming the token by its label.
 func refuseScoped(w http.ResponseWriter, r *http.Request, log *slog.Logger, id *identity) {
-	log.Warn("request refused: admin route", "status", http.StatusForbidden, "path", r.URL.Path, "token", id.label())
+	log.Warn("request refused: admin route", "status", http.StatusForbidden, "path", r.URL.Path, "token_name", id.name)
 	writeJSON(w, http.StatusForbidden, errorJSON(fmt.Sprintf(
 		"%s needs an admin token (the shared token or \"admin\": true in the tokens file); %s is an agent token",
 		r.URL.Path, id.label())))
