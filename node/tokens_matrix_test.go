@@ -419,3 +419,21 @@ func TestTokens_ToolsFailClosedWithoutIdentity(t *testing.T) {
 		t.Fatalf("call without identity: %+v", r)
 	}
 }
+
+// A scoped long poll of /logstream/events is not answered with events it
+// may not see: over a hidden event it times out empty.
+func TestTokens_LongPollFiltered(t *testing.T) {
+	n := tkStart(t, tkFile)
+	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hidden := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	path := "/logstream/events?since_event_id=" + start.ID + "&wait_ms=200"
+	p := htJSON(t, htGet(t, n, path, tkAgent))
+	if p["timed_out"] != true || p["count"] != float64(0) {
+		t.Fatalf("agent long poll over a hidden event: %v", p)
+	}
+	p = htJSON(t, htGet(t, n, path, tkAdmin))
+	evs, _ := p["events"].([]any)
+	if p["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != hidden.ID {
+		t.Fatalf("admin long poll: %v", p)
+	}
+}
