@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// signal sends sig to the running process without waiting for it.
-func (p *lsnodeProc) signal(t *testing.T, sig syscall.Signal) {
+// tkSignal sends sig to the running process without waiting for it.
+func tkSignal(t *testing.T, p *lsnodeProc, sig syscall.Signal) {
 	t.Helper()
 	p.mu.Lock()
 	cmd := p.cmd
@@ -24,8 +24,8 @@ func (p *lsnodeProc) signal(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-// statusWith is the status of GET path with a bearer token.
-func statusWith(t *testing.T, p *lsnodeProc, path, token string) int {
+// tkStatus is the status of GET path with a bearer token.
+func tkStatus(t *testing.T, p *lsnodeProc, path, token string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, p.URL+path, nil)
 	if err != nil {
@@ -40,8 +40,8 @@ func statusWith(t *testing.T, p *lsnodeProc, path, token string) int {
 	return resp.StatusCode
 }
 
-// eventCount is the count of GET /logstream/events?limit=500.
-func eventCount(t *testing.T, p *lsnodeProc, token string) int {
+// tkEventCount is the count of GET /logstream/events?limit=500.
+func tkEventCount(t *testing.T, p *lsnodeProc, token string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, p.URL+"/logstream/events?limit=500", nil)
 	if err != nil {
@@ -90,35 +90,35 @@ func TestTokens_FileAndSIGHUP(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, `from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop)`) {
 		t.Fatalf("append as another name: exit %d\n%s%s", code, out, errOut)
 	}
-	if n := eventCount(t, p, shared); n != 1 {
+	if n := tkEventCount(t, p, shared); n != 1 {
 		t.Fatalf("the log holds %d events after one accepted and one refused append", n)
 	}
-	if got := statusWith(t, p, "/metrics", agent); got != http.StatusForbidden {
+	if got := tkStatus(t, p, "/metrics", agent); got != http.StatusForbidden {
 		t.Fatalf("agent token on /metrics: %d, want 403", got)
 	}
-	if got := statusWith(t, p, "/metrics", shared); got != http.StatusOK {
+	if got := tkStatus(t, p, "/metrics", shared); got != http.StatusOK {
 		t.Fatalf("shared token on /metrics: %d, want 200", got)
 	}
 
 	write(`{"tokens": [{"token": "` + next + `", "name": "ci", "write_as": ["ci-*"], "read": "all"}]}`)
-	p.signal(t, syscall.SIGHUP)
+	tkSignal(t, p, syscall.SIGHUP)
 	eventually(t, reloads, "the new token to work and the removed one to get 401", func() bool {
-		return statusWith(t, p, "/logstream/events", next) == http.StatusOK &&
-			statusWith(t, p, "/logstream/events", agent) == http.StatusUnauthorized
+		return tkStatus(t, p, "/logstream/events", next) == http.StatusOK &&
+			tkStatus(t, p, "/logstream/events", agent) == http.StatusUnauthorized
 	})
 	if !strings.Contains(p.Logs(), "tokens file reloaded") || !strings.Contains(p.Logs(), "tokens=1") {
 		t.Fatalf("the reload is not logged with its count:\n%s", p.Logs())
 	}
 
 	write(`{"tokens": [{"token": "` + next + `"}, {"token": "` + next + `"}]}`)
-	p.signal(t, syscall.SIGHUP)
+	tkSignal(t, p, syscall.SIGHUP)
 	eventually(t, reloads, "the failed reload to be logged", func() bool {
 		return strings.Contains(p.Logs(), "tokens reload failed; keeping the current tokens")
 	})
-	if got := statusWith(t, p, "/logstream/events", next); got != http.StatusOK {
+	if got := tkStatus(t, p, "/logstream/events", next); got != http.StatusOK {
 		t.Fatalf("after a failed reload the current token gets %d", got)
 	}
-	if got := statusWith(t, p, "/healthz", ""); got != http.StatusOK {
+	if got := tkStatus(t, p, "/healthz", ""); got != http.StatusOK {
 		t.Fatalf("the node is not serving after SIGHUP: %d", got)
 	}
 	for _, tok := range []string{shared, agent, next} {
