@@ -103,7 +103,9 @@ func (e *statusError) Error() string {
 	case http.StatusUnauthorized:
 		return "401 Unauthorized: the node requires a bearer token (--token-file, LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"
 	case http.StatusForbidden:
-		return "403 Forbidden: the node refused this Host or Origin"
+		if e.msg == "" { // the page of a Host or Origin refusal; an agent token's refusal says why
+			return "403 Forbidden: the node refused this Host or Origin"
+		}
 	}
 	if e.msg != "" {
 		return fmt.Sprintf("%d %s: %s", e.status, http.StatusText(e.status), e.msg)
