@@ -26,6 +26,7 @@ type serveFlags struct {
 	shutdownTimeout                                                                     *time.Duration
 	cluster                                                                             *clusterFlags
 	limits                                                                              *limitFlags
+	memory                                                                              memoryLimitFlag
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -54,6 +55,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs),
 		limits:          addLimitFlags(fs),
+		memory:          addMemoryLimitFlag(fs),
 	}
 }
 
@@ -128,6 +130,9 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if err := f.memory.apply(logger); err != nil {
+		return err
+	}
 	cfg, err := f.config(logger)
 	if err != nil {
 		return err
