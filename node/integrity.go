@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/lsnode/lsnode/opsig"
 	"github.com/lsnode/lsnode/store/pyjson"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // openIntegrity loads (or mints on first start) <data dir>/node.key and

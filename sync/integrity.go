@@ -11,8 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/lsnode/lsnode/opsig"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // UnsignedPolicy says what becomes of ops of origins that do not sign

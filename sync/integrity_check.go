@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/lsnode/lsnode/opsig"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // verifyChunk is the least number of signatures worth a goroutine.

@@ -4,8 +4,8 @@ import (
 	"crypto/ed25519"
 	"sync"
 
-	"github.com/lsnode/lsnode/opsig"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // Pipelined verification: a session's reader goroutine checks the

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsnode/lsnode/opsig"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // signedNode is a store with origin integrity.

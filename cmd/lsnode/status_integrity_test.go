@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lsnode/lsnode/opsig"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // TestClient_StatusNodeKey: `lsnode status` shows the fingerprint of the

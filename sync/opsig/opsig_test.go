@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/lsnode/lsnode/opsig"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // testKey is a fixed key, so the golden vector is stable.

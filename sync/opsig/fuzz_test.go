@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lsnode/lsnode/opsig"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // FuzzLoadKey: whatever node.key holds, loading it either returns an
