@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
 
@@ -115,6 +116,11 @@ type Config struct {
 	// MaxHeaderBytes caps a request's header block; larger gets 431.
 	// Default 64 KiB.
 	MaxHeaderBytes int
+	// MaxPageBytes bounds the bodies and metadata of one page of events
+	// (event_list, event_wait, event_owed, /logstream/events, an SSE
+	// batch); a page cut short resumes after its last event, by cursor or
+	// event id. Default store.DefaultMaxPageBytes (8 MiB); at least 1 MiB.
+	MaxPageBytes int
 	// MaxStreamsPerClient caps the concurrent /logstream/stream
 	// connections of one client (clientKey: its named token from the
 	// tokens file, else its IP); more get 429 with
@@ -220,6 +226,7 @@ func DefaultConfig() Config {
 		ReadTimeout:           DefaultReadTimeout,
 		IdleTimeout:           DefaultIdleTimeout,
 		MaxHeaderBytes:        DefaultMaxHeaderBytes,
+		MaxPageBytes:          store.DefaultMaxPageBytes,
 		MaxStreamsPerClient:   DefaultStreamsPerClient,
 		MaxWaitsPerClient:     DefaultWaitsPerClient,
 		Version:               "dev",
@@ -272,6 +279,8 @@ func (c Config) Validate() error {
 		return errors.New("--http-read-header-timeout, --http-read-timeout and --http-idle-timeout must be positive")
 	case c.MaxHeaderBytes < 4<<10:
 		return errors.New("--max-header-bytes must be at least 4096")
+	case c.MaxPageBytes < 1<<20:
+		return errors.New("--max-page-bytes must be at least 1048576")
 	case c.MaxStreamsPerClient < 0 || c.MaxWaitsPerClient < 0:
 		return errors.New("--max-streams-per-client and --max-waits-per-client must not be negative")
 	case c.ClusterID == "":

@@ -131,7 +131,8 @@ type sseStream struct {
 }
 
 // run writes pages until the client leaves, a write fails, or the node
-// drains. A full page is followed at once by the next; otherwise the
+// drains. A full page (or one cut at the size bound) is followed at once
+// by the next; otherwise the
 // stream sleeps until the next commit, sending ": ping" after each
 // heartbeat interval of silence.
 func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-chan struct{}) {
@@ -148,7 +149,7 @@ func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-c
 			}
 			hb.Reset(st.s.cfg.SSEHeartbeat)
 		}
-		if len(page.Events) < sseBatchLimit {
+		if len(page.Events) < sseBatchLimit && !page.Cut {
 			if !st.idle(ctx, hb, changed) {
 				return
 			}

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -299,5 +300,28 @@ func TestSSE_ShutdownClosesStreams(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// TestSSE_PagesCutBySizeFollowEachOther: pages cut short at the size bound
+// are followed at once, as full pages are, so a backlog of big events is
+// streamed whole with no further commit to wake the stream.
+func TestSSE_PagesCutBySizeFollowEachOther(t *testing.T) {
+	n := htStart(t, func(c *Config) { c.MaxPageBytes = 1 << 20 })
+	first := htAppend(t, n, store.AppendInput{})
+	var want []string
+	for i := range 12 { // 12 x 200 KiB: three pages of at most 5 under 1 MiB
+		w, err := n.Store().Append(context.Background(), store.AppendInput{Type: "x", Stream: "s", Room: "r", FromAgent: "a",
+			Body: fmt.Sprint(i) + strings.Repeat("b", 200<<10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, w.Event.ID)
+	}
+	s := htOpenStream(t, n, "?since_event_id="+first.ID, nil)
+	for i, id := range want {
+		if got := frameEvent(t, s.nextEvent(t))["id"]; got != id {
+			t.Fatalf("event %d streamed = %v, want %s", i, got, id)
+		}
 	}
 }

@@ -21,7 +21,11 @@ func (s *Store) List(ctx context.Context, f Filter) (ListResult, error) {
 
 func (s *Store) list(ctx context.Context, c *compiled) (ListResult, error) {
 	if evs, cursor, ok := s.tail.list(c); ok {
-		return ListResult{Events: previewed(c, evs), Cursor: cursor}, nil
+		evs = previewed(c, evs)
+		if pageFit(evs, s.cfg.MaxPageBytes) == len(evs) {
+			return ListResult{Events: evs, Cursor: cursor}, nil
+		}
+		// A page beyond the size bound is cut where its cursor is built.
 	}
 	return s.listSQL(ctx, c)
 }
@@ -72,14 +76,19 @@ func (s *Store) listSQL(ctx context.Context, c *compiled) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, err
 	}
-	cursor, err := s.nextCursor(ctx, tx, c, before, evs)
+	evs = previewed(c, evs)
+	full, cut := len(evs) >= c.limit, false
+	if n := pageFit(evs, s.cfg.MaxPageBytes); n < len(evs) {
+		evs, full, cut = evs[:n], true, true // more may follow: resume after the last event kept
+	}
+	cursor, err := s.nextCursor(ctx, tx, c, before, evs, full)
 	if err != nil {
 		return ListResult{}, err
 	}
 	if evs == nil {
 		evs = []Event{}
 	}
-	return ListResult{Events: previewed(c, evs), Cursor: cursor}, nil
+	return ListResult{Events: evs, Cursor: cursor, Cut: cut}, nil
 }
 
 // previewed cuts the bodies of a page in preview mode.
@@ -162,8 +171,9 @@ func firstUncovered(ctx context.Context, q querier, cursor, held map[string]int6
 
 // nextCursor builds the cursor that resumes after a page. A page that
 // reached the end of what was held covers everything held; a full
-// ascending page covers everything up to its last event.
-func (s *Store) nextCursor(ctx context.Context, q querier, c *compiled, before map[string]int64, evs []Event) (string, error) {
+// ascending page (at the limit, or cut at the size bound) covers
+// everything up to its last event.
+func (s *Store) nextCursor(ctx context.Context, q querier, c *compiled, before map[string]int64, evs []Event, full bool) (string, error) {
 	base := c.cursor
 	if base == nil {
 		base = map[string]int64{}
@@ -174,7 +184,7 @@ func (s *Store) nextCursor(ctx context.Context, q querier, c *compiled, before m
 			seen[e.OriginReplica] = e.OriginSeq
 		}
 	}
-	if len(evs) < c.limit || c.order == "desc" {
+	if !full || c.order == "desc" {
 		return EncodeCursor(mergeVV(mergeVV(base, before), seen)), nil
 	}
 	upTo, err := vvAt(ctx, q, before, evs[len(evs)-1].Seq)

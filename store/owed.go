@@ -45,7 +45,11 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 	if err != nil {
 		return nil, fmt.Errorf("owed page: %w", err)
 	}
-	return s.eventsByID(ctx, ids)
+	evs, err := s.eventsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
 }
 
 // eventsByID returns the events with the given ids, in that order; each

@@ -56,6 +56,12 @@ type Config struct {
 	// into the read cache (about 10 µs each at 1M events): 0 means
 	// DefaultTailCacheWarmEvents, a negative value only the budget.
 	TailCacheWarmEvents int
+	// MaxPageBytes bounds the bodies and metadata of the events one List,
+	// Wait or Owed page returns (the first event always goes): 0 means
+	// DefaultMaxPageBytes, a negative value no bound beyond the count
+	// limit. A list page cut short resumes, by cursor or event id, after
+	// its last event.
+	MaxPageBytes int
 }
 
 // Store is one replica's copy of the log. It is safe for concurrent use.
@@ -106,6 +112,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.TailCacheBytes == 0 {
 		cfg.TailCacheBytes = DefaultTailCacheBytes
+	}
+	if cfg.MaxPageBytes == 0 {
+		cfg.MaxPageBytes = DefaultMaxPageBytes
 	}
 	if cfg.TailCacheWarmEvents == 0 {
 		cfg.TailCacheWarmEvents = DefaultTailCacheWarmEvents

@@ -192,6 +192,10 @@ type Filter struct {
 type ListResult struct {
 	Events []Event
 	Cursor string
+	// Cut reports a page cut short at the size bound (Config.MaxPageBytes):
+	// more events may follow at once, though the page holds fewer than the
+	// limit.
+	Cut bool
 }
 
 // QuarantineEntry is a remote op or artifact that was refused.

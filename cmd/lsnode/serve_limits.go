@@ -13,7 +13,7 @@ import (
 type limitFlags struct {
 	readHeaderTimeout, readTimeout, idleTimeout, writeTimeout, maxLongPoll *time.Duration
 	maxRequestBytes                                                        *int64
-	maxHeaderBytes, streamsPerClient, waitsPerClient                       *int
+	maxHeaderBytes, maxPageBytes, streamsPerClient, waitsPerClient         *int
 	grpcMaxMessage, grpcMaxStreams                                         *int
 	grpcHandshake                                                          *time.Duration
 }
@@ -35,6 +35,8 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 			"largest POST /mcp body; larger gets 413 (env LSNODE_MAX_REQUEST_BYTES)"),
 		maxHeaderBytes: fs.Int("max-header-bytes", int(envInt64(int64(def.MaxHeaderBytes), "LSNODE_MAX_HEADER_BYTES")),
 			"largest request header block; larger gets 431 (env LSNODE_MAX_HEADER_BYTES)"),
+		maxPageBytes: fs.Int("max-page-bytes", int(envInt64(int64(def.MaxPageBytes), "LSNODE_MAX_PAGE_BYTES")),
+			"about the most bytes of bodies and metadata one page of events carries (list, wait, owed, /logstream/events, SSE); a page cut short resumes after its last event (env LSNODE_MAX_PAGE_BYTES)"),
 		streamsPerClient: fs.Int("max-streams-per-client", int(envInt64(int64(def.MaxStreamsPerClient), "LSNODE_MAX_STREAMS_PER_CLIENT")),
 			"concurrent /logstream/stream connections per client (its tokens-file token, else its IP); more get 429; 0 no cap (env LSNODE_MAX_STREAMS_PER_CLIENT)"),
 		waitsPerClient: fs.Int("max-waits-per-client", int(envInt64(int64(def.MaxWaitsPerClient), "LSNODE_MAX_WAITS_PER_CLIENT")),
@@ -54,6 +56,7 @@ func (f *limitFlags) apply(cfg *node.Config) {
 	cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = *f.readHeaderTimeout, *f.readTimeout, *f.idleTimeout
 	cfg.WriteTimeout, cfg.MaxLongPoll, cfg.MaxRequestBytes = *f.writeTimeout, *f.maxLongPoll, *f.maxRequestBytes
 	cfg.MaxHeaderBytes, cfg.MaxStreamsPerClient, cfg.MaxWaitsPerClient = *f.maxHeaderBytes, *f.streamsPerClient, *f.waitsPerClient
+	cfg.MaxPageBytes = *f.maxPageBytes
 	cfg.GRPCMaxMessageBytes, cfg.GRPCMaxStreamsPerConn, cfg.GRPCHandshakeTimeout = *f.grpcMaxMessage, *f.grpcMaxStreams, *f.grpcHandshake
 }
 
