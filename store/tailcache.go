@@ -32,7 +32,10 @@ type tailCache struct {
 	budget int64 // bytes; <= 0 disables the cache
 	used   int64
 
-	ents []tailEntry // ents[head:] is the window, in local seq order
+	// ents[head:] is the window, in local seq order. A slot is a pointer,
+	// so the slots the slice keeps spare, or evicted and not yet compacted,
+	// cost 8 bytes each rather than an Event.
+	ents []*tailEntry
 	head int
 	base int64 // position of ents[0]; a position never changes meaning
 
@@ -98,7 +101,7 @@ func (t *tailCache) reset() {
 }
 
 // entry returns the event at a window position.
-func (t *tailCache) entry(p int64) *tailEntry { return &t.ents[p-t.base] }
+func (t *tailCache) entry(p int64) *tailEntry { return t.ents[p-t.base] }
 
 // first and end bound the window's positions: [first, end).
 func (t *tailCache) first() int64 { return t.base + int64(t.head) }
@@ -127,7 +130,7 @@ func (t *tailCache) add(e Event, next bool) bool {
 	size := tailSize(&e)
 	odd := !t.validOrigin(e.OriginReplica) || e.OriginSeq <= t.originTop(e.OriginReplica)
 	p := t.end()
-	t.ents = append(t.ents, tailEntry{ev: e, size: size, odd: odd})
+	t.ents = append(t.ents, &tailEntry{ev: e, size: size, odd: odd})
 	if odd {
 		t.oddOrigins++
 	}
@@ -209,11 +212,11 @@ func (t *tailCache) evictOldest() {
 	if ent.odd {
 		t.oddOrigins--
 	}
-	*ent = tailEntry{}
+	t.ents[t.head] = nil
 	t.head++
 	if t.head > 4096 && t.head*2 > len(t.ents) {
 		t.base += int64(t.head)
-		t.ents = append([]tailEntry(nil), t.ents[t.head:]...)
+		t.ents = append([]*tailEntry(nil), t.ents[t.head:]...)
 		t.head = 0
 	}
 }
