@@ -85,7 +85,7 @@ type Config struct {
 	ReplicaID string
 	// ReadCacheBytes is the memory budget of the store's cache of the
 	// log's newest events, which answers most lists; 0 means the store's
-	// default (64 MiB), a negative value turns the cache off.
+	// default (32 MiB), a negative value turns the cache off.
 	ReadCacheBytes int64
 
 	// SSEMaxClients caps concurrent /logstream/stream clients; more get

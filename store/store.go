@@ -163,13 +163,15 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 // writerDSN is the writer connection's DSN: WAL, synchronous NORMAL (or
-// FULL), a 64 MiB page cache, checkpoints every 8192 WAL pages.
+// FULL), a 32 MiB page cache, checkpoints every 8192 WAL pages. With 64
+// MiB a 1M-event catch-up peaked at 259 MiB resident, with 32 MiB at 194
+// MiB, at the same rate (BENCHMARKS.md, Replication).
 func writerDSN(path string, syncFull bool) string {
 	syncMode := "NORMAL"
 	if syncFull {
 		syncMode = "FULL"
 	}
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
 }
 
 func (s *Store) openDBs(ctx context.Context) error {

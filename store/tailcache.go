@@ -7,7 +7,7 @@ import (
 
 // DefaultTailCacheBytes is the default memory budget of the read cache of
 // the log's newest events.
-const DefaultTailCacheBytes = 64 << 20
+const DefaultTailCacheBytes = 32 << 20
 
 // DefaultTailCacheWarmEvents is how many of the newest events Open reads
 // into the read cache by default: enough for the pages agents ask for,
