@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,30 +119,15 @@ func TestIntegrity_SignedEndToEnd(t *testing.T) {
 // origins still converge on all three members.
 func TestIntegrity_MixedMeshRefusesUnsigned(t *testing.T) {
 	phRequireServeFlags(t, "grpc", "peer", "cluster-id", "http-sync-interval", "unsigned-origins")
-	const nodeToken, hubToken = "mesh-node-token", "mesh-hub-token"
-	hub := fakehub.New(fakehub.Config{Token: hubToken, Seed: 62})
-	srv := httptest.NewServer(hub.Handler())
-	t.Cleanup(srv.Close)
-	grpc1, grpc2 := freePort(t), freePort(t)
-	start := func(grpcPort, peerPort int) *lsnodeProc {
-		dir := t.TempDir()
-		peers := fmt.Sprintf(`{"peers": [{"name": "pyhub", "url": %q, "token": %q}]}`, srv.URL, hubToken)
-		if err := os.WriteFile(filepath.Join(dir, "peers.json"), []byte(peers), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return startLsnode(t, nodeOptions{DataDir: dir, Token: nodeToken, Args: []string{
-			"--grpc", "127.0.0.1:" + strconv.Itoa(grpcPort), "--peer", "127.0.0.1:" + strconv.Itoa(peerPort),
-			"--cluster-id", "e2e-mesh-refuse", "--http-sync-interval", "200ms", "--unsigned-origins", "refuse",
-		}})
-	}
-	n1, n2 := start(grpc1, grpc2), start(grpc2, grpc1)
+	mesh := startMixedMesh(t, 62, "e2e-mesh-refuse", "--unsigned-origins", "refuse")
+	hub, srv, n1, n2 := mesh.hub, mesh.srv, mesh.n1, mesh.n2
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			hub.SyncWithPeer(ctx, http.DefaultClient, n1.URL, nodeToken) //nolint:errcheck // convergence is checked below
+			hub.SyncWithPeer(ctx, http.DefaultClient, n1.URL, meshNodeToken) //nolint:errcheck // convergence is checked below
 			select {
 			case <-ctx.Done():
 				return
@@ -158,15 +142,15 @@ func TestIntegrity_MixedMeshRefusesUnsigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, n := range []*lsnodeProc{n1, n2} {
-		phTool(t, n, nodeToken, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/mesh",
+		phTool(t, n, meshNodeToken, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/mesh",
 			"room": "main", "from_agent": fmt.Sprintf("agent@n%d", i+1), "body": fmt.Sprintf("from node %d", i+1)})
 	}
-	r1, r2 := replicaOf(t, n1, nodeToken), replicaOf(t, n2, nodeToken)
+	r1, r2 := replicaOf(t, n1, meshNodeToken), replicaOf(t, n2, meshNodeToken)
 	var v1, v2, vh map[string]int64
 	eventually(t, 60*time.Second, "both nodes refuse the hub's op and the lsnode origins converge", func() bool {
-		v1, v2, vh = phVector(t, n1.URL, nodeToken), phVector(t, n2.URL, nodeToken), phVector(t, srv.URL, hubToken)
-		in1, q1 := statuszIntegrity(t, n1, nodeToken)
-		in2, q2 := statuszIntegrity(t, n2, nodeToken)
+		v1, v2, vh = phVector(t, n1.URL, meshNodeToken), phVector(t, n2.URL, meshNodeToken), phVector(t, srv.URL, meshHubToken)
+		in1, q1 := statuszIntegrity(t, n1, meshNodeToken)
+		in2, q2 := statuszIntegrity(t, n2, meshNodeToken)
 		return len(v1) == 2 && maps.Equal(v1, v2) && v1[r1] > 0 && v1[r2] > 0 && vh[r1] == v1[r1] && vh[r2] == v1[r2] &&
 			q1 >= 1 && q2 >= 1 && in1.Refused >= 1 && in2.Refused >= 1
 	})

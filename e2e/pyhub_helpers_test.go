@@ -8,9 +8,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
 // phTool calls one MCP tool on a node the way simple Python clients do: a
@@ -123,4 +129,37 @@ func phPython(t *testing.T) string {
 		t.Skip("python3 not installed")
 	}
 	return py
+}
+
+// mixedMesh is two lsnode nodes replicating over gRPC, each pulling the
+// fake Python hub at srv through its peers.json.
+type mixedMesh struct {
+	hub    *fakehub.Hub
+	srv    *httptest.Server
+	n1, n2 *lsnodeProc
+}
+
+// Tokens of the mixed-mesh tests: the nodes' bearer token and the hub's.
+const meshNodeToken, meshHubToken = "mesh-node-token", "mesh-hub-token"
+
+// startMixedMesh starts the hub (seeded) and the two nodes with cluster id
+// cluster and the extra serve flags.
+func startMixedMesh(t *testing.T, seed uint64, cluster string, extra ...string) mixedMesh {
+	t.Helper()
+	hub := fakehub.New(fakehub.Config{Token: meshHubToken, Seed: seed})
+	srv := httptest.NewServer(hub.Handler())
+	t.Cleanup(srv.Close)
+	grpc1, grpc2 := freePort(t), freePort(t)
+	start := func(grpcPort, peerPort int) *lsnodeProc {
+		dir := t.TempDir()
+		peers := fmt.Sprintf(`{"peers": [{"name": "pyhub", "url": %q, "token": %q}]}`, srv.URL, meshHubToken)
+		if err := os.WriteFile(filepath.Join(dir, "peers.json"), []byte(peers), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return startLsnode(t, nodeOptions{DataDir: dir, Token: meshNodeToken, Args: append([]string{
+			"--grpc", "127.0.0.1:" + strconv.Itoa(grpcPort), "--peer", "127.0.0.1:" + strconv.Itoa(peerPort),
+			"--cluster-id", cluster, "--http-sync-interval", "200ms",
+		}, extra...)})
+	}
+	return mixedMesh{hub: hub, srv: srv, n1: start(grpc1, grpc2), n2: start(grpc2, grpc1)}
 }

@@ -9,11 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,24 +30,8 @@ import (
 // until serve has those flags.
 func TestPyHub_MixedMesh(t *testing.T) {
 	phRequireServeFlags(t, "grpc", "peer", "cluster-id", "http-sync-interval")
-	const nodeToken, hubToken = "mesh-node-token", "mesh-hub-token"
-	hub := fakehub.New(fakehub.Config{Token: hubToken, Seed: 61})
-	srv := httptest.NewServer(hub.Handler())
-	t.Cleanup(srv.Close)
-
-	grpc1, grpc2 := freePort(t), freePort(t)
-	start := func(grpcPort, peerPort int) *lsnodeProc {
-		dir := t.TempDir()
-		peers := fmt.Sprintf(`{"peers": [{"name": "pyhub", "url": %q, "token": %q}]}`, srv.URL, hubToken)
-		if err := os.WriteFile(filepath.Join(dir, "peers.json"), []byte(peers), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return startLsnode(t, nodeOptions{DataDir: dir, Token: nodeToken, Args: []string{
-			"--grpc", "127.0.0.1:" + strconv.Itoa(grpcPort), "--peer", "127.0.0.1:" + strconv.Itoa(peerPort),
-			"--cluster-id", "e2e-mesh", "--http-sync-interval", "200ms",
-		}})
-	}
-	n1, n2 := start(grpc1, grpc2), start(grpc2, grpc1)
+	mesh := startMixedMesh(t, 61, "e2e-mesh")
+	hub, srv, n1, n2 := mesh.hub, mesh.srv, mesh.n1, mesh.n2
 
 	// The hub's pull loop against node 1, owned by the test.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -66,7 +46,7 @@ func TestPyHub_MixedMesh(t *testing.T) {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			_, err := hub.SyncWithPeer(ctx, http.DefaultClient, n1.URL, nodeToken)
+			_, err := hub.SyncWithPeer(ctx, http.DefaultClient, n1.URL, meshNodeToken)
 			lastErr.Lock()
 			lastErr.err = err
 			lastErr.Unlock()
@@ -88,15 +68,15 @@ func TestPyHub_MixedMesh(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, n := range []*lsnodeProc{n1, n2} {
-		phTool(t, n, nodeToken, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/mesh",
+		phTool(t, n, meshNodeToken, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/mesh",
 			"room": "main", "from_agent": fmt.Sprintf("agent@n%d", i+1), "body": fmt.Sprintf("from node %d ✓", i+1)})
 	}
-	phTool(t, n2, nodeToken, "mempalace_patch_submit", map[string]any{"content": "--- x\n+++ y\n",
+	phTool(t, n2, meshNodeToken, "mempalace_patch_submit", map[string]any{"content": "--- x\n+++ y\n",
 		"from_agent": "agent@n2", "stream": "project/mesh"})
 
 	members := []struct {
 		name, url, token string
-	}{{"node1", n1.URL, nodeToken}, {"node2", n2.URL, nodeToken}, {"hub", srv.URL, hubToken}}
+	}{{"node1", n1.URL, meshNodeToken}, {"node2", n2.URL, meshNodeToken}, {"hub", srv.URL, meshHubToken}}
 	var last []map[string]int64
 	converged := func() bool {
 		last = last[:0]
@@ -124,8 +104,8 @@ func TestPyHub_MixedMesh(t *testing.T) {
 
 	// The nodes' estate shows the hub by name, reachable, without its token.
 	for _, n := range []*lsnodeProc{n1, n2} {
-		body := phBody(t, n.URL+"/sync/peers", nodeToken)
-		if strings.Contains(body, hubToken) {
+		body := phBody(t, n.URL+"/sync/peers", meshNodeToken)
+		if strings.Contains(body, meshHubToken) {
 			t.Fatalf("/sync/peers shows the hub's token: %s", body)
 		}
 		var estate struct {
@@ -145,10 +125,10 @@ func TestPyHub_MixedMesh(t *testing.T) {
 		if !found {
 			t.Errorf("/sync/peers does not list the reachable hub: %s", body)
 		}
-		if m := phBody(t, n.URL+"/metrics", nodeToken); !strings.Contains(m, `lsnode_sync_http_peer_up{peer="pyhub"} 1`) {
+		if m := phBody(t, n.URL+"/metrics", meshNodeToken); !strings.Contains(m, `lsnode_sync_http_peer_up{peer="pyhub"} 1`) {
 			t.Errorf("/metrics lacks lsnode_sync_http_peer_up for the hub")
 		}
-		if strings.Contains(n.Logs(), hubToken) {
+		if strings.Contains(n.Logs(), meshHubToken) {
 			t.Errorf("a node logged the hub's token")
 		}
 	}
