@@ -132,9 +132,8 @@ type sseStream struct {
 
 // run writes pages until the client leaves, a write fails, or the node
 // drains. A full page (or one cut at the size bound) is followed at once
-// by the next; otherwise the
-// stream sleeps until the next commit, sending ": ping" after each
-// heartbeat interval of silence.
+// by the next; otherwise the stream sleeps until the next commit, sending
+// ": ping" after each heartbeat interval of silence.
 func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-chan struct{}) {
 	hb := time.NewTimer(st.s.cfg.SSEHeartbeat)
 	defer hb.Stop()
