@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -36,105 +37,96 @@ type AgentInfo struct {
 	Shared bool
 }
 
-// agentReplicaRows aggregates per (agent, replica). SQLite takes the bare
-// created_at from the row holding max(hlc), the only min/max aggregate.
-const agentReplicaRows = `SELECT from_agent, coalesce(origin_replica, ''), count(*), coalesce(max(hlc), ''), created_at
-FROM events GROUP BY from_agent, origin_replica`
-
-// sharedAgents finds agents with two events through different replicas at
-// most ? ms apart. Walking each agent's events in HLC order, such a pair
-// exists exactly when two adjacent events differ in replica and are at
-// most ? ms apart (between any qualifying pair, some adjacent step changes
-// replica, and it is no longer than the pair's span). It reads the index
-// on events(from_agent, hlc).
-const sharedAgents = `SELECT DISTINCT from_agent FROM (
-  SELECT from_agent, origin_replica AS rep, hlc,
-    lag(origin_replica) OVER w AS prev_rep, lag(hlc) OVER w AS prev_hlc
-  FROM events INDEXED BY lsnode_events_from_agent_idx
-  WHERE hlc IS NOT NULL AND origin_replica IS NOT NULL
-  WINDOW w AS (PARTITION BY from_agent ORDER BY hlc)
-) WHERE prev_rep <> rep
-  AND CAST(substr(hlc, 1, 13) AS INTEGER) - CAST(substr(prev_hlc, 1, 13) AS INTEGER) <= ?`
+// agentsByHLC walks the whole log in HLC order (rows without a stamp
+// first) through the index the replication path keeps anyway, so the
+// roster needs no index of its own on the write path.
+const agentsByHLC = `SELECT from_agent, origin_replica, coalesce(hlc, ''), created_at
+FROM events INDEXED BY events_hlc_idx ORDER BY hlc`
 
 // Agents returns the agent roster derived from the log, sorted by agent
 // name. window (>= 0) is how close in time two writes through different
 // replicas must be for the agent to be flagged Shared. It reads the whole
-// events table (through the from_agent index), so its cost grows with
-// the log.
+// log in one pass, so its cost grows with the log.
 func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, error) {
 	if window < 0 {
 		return nil, invalidf("window must not be negative")
 	}
-	byAgent, err := s.agentRows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	shared, err := s.sharedAgents(ctx, window)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]AgentInfo, 0, len(byAgent))
-	for _, a := range byAgent {
-		sort.Strings(a.Replicas)
-		a.Shared = shared[a.Agent]
-		if ts, err := hlc.Parse(a.LastHLC); err == nil {
-			a.LastSeen = time.UnixMilli(ts.WallMS).UTC()
-		}
-		out = append(out, *a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
-	return out, nil
-}
-
-// agentRows folds the per-(agent, replica) aggregates into one AgentInfo
-// per agent (Shared and LastSeen left to the caller).
-func (s *Store) agentRows(ctx context.Context) (map[string]*AgentInfo, error) {
-	rows, err := s.readDB.QueryContext(ctx, agentReplicaRows)
+	rows, err := s.readDB.QueryContext(ctx, agentsByHLC)
 	if err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
 	defer rows.Close()
-	byAgent := map[string]*AgentInfo{}
+	roster := newAgentRoster(window)
 	for rows.Next() {
-		var agent, replica, maxHLC, createdAt string
-		var n int64
-		if err := rows.Scan(&agent, &replica, &n, &maxHLC, &createdAt); err != nil {
+		var agent, stamp, createdAt string
+		var replica sql.NullString
+		if err := rows.Scan(&agent, &replica, &stamp, &createdAt); err != nil {
 			return nil, fmt.Errorf("agents: %w", err)
 		}
-		a := byAgent[agent]
-		if a == nil {
-			a = &AgentInfo{Agent: agent}
-			byAgent[agent] = a
-		}
-		a.Replicas = append(a.Replicas, replica)
-		a.Events += n
-		if maxHLC > a.LastHLC || a.LastCreatedAt == "" {
-			a.LastHLC, a.LastCreatedAt = maxHLC, createdAt
-		}
+		roster.add(agent, replica, stamp, createdAt)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
-	return byAgent, nil
+	return roster.list(), nil
 }
 
-// sharedAgents returns the agents flagged Shared for window.
-func (s *Store) sharedAgents(ctx context.Context, window time.Duration) (map[string]bool, error) {
-	rows, err := s.readDB.QueryContext(ctx, sharedAgents, window.Milliseconds())
-	if err != nil {
-		return nil, fmt.Errorf("agents: shared: %w", err)
+// agentRoster folds events, taken in HLC order, into AgentInfo rows.
+type agentRoster struct {
+	windowMS int64
+	agents   map[string]*agentFold
+}
+
+type agentFold struct {
+	info     AgentInfo
+	replicas map[string]bool
+	// The replica and wall time of the agent's latest stamped event with
+	// an origin, for the Shared test.
+	lastRep string
+	lastMS  int64
+}
+
+func newAgentRoster(window time.Duration) *agentRoster {
+	return &agentRoster{windowMS: window.Milliseconds(), agents: map[string]*agentFold{}}
+}
+
+// add takes the next event in HLC order. Walking one agent's events in
+// HLC order, two of them through different replicas at most the window
+// apart exist exactly when two adjacent ones differ in replica and are at
+// most the window apart: between any qualifying pair some adjacent step
+// changes replica, and it is no longer than the pair's span.
+func (r *agentRoster) add(agent string, replica sql.NullString, stamp, createdAt string) {
+	a := r.agents[agent]
+	if a == nil {
+		a = &agentFold{info: AgentInfo{Agent: agent}, replicas: map[string]bool{}}
+		r.agents[agent] = a
 	}
-	defer rows.Close()
-	shared := map[string]bool{}
-	for rows.Next() {
-		var agent string
-		if err := rows.Scan(&agent); err != nil {
-			return nil, fmt.Errorf("agents: shared: %w", err)
+	a.info.Events++
+	a.replicas[replica.String] = true
+	a.info.LastHLC, a.info.LastCreatedAt = stamp, createdAt // the walk is in HLC order
+	if stamp == "" || !replica.Valid {
+		return
+	}
+	ms := stampMS(stamp)
+	if a.lastRep != "" && a.lastRep != replica.String && ms-a.lastMS <= r.windowMS {
+		a.info.Shared = true
+	}
+	a.lastRep, a.lastMS = replica.String, ms
+}
+
+// list returns the roster sorted by agent name.
+func (r *agentRoster) list() []AgentInfo {
+	out := make([]AgentInfo, 0, len(r.agents))
+	for _, a := range r.agents {
+		for rep := range a.replicas {
+			a.info.Replicas = append(a.info.Replicas, rep)
 		}
-		shared[agent] = true
+		sort.Strings(a.info.Replicas)
+		if ts, err := hlc.Parse(a.info.LastHLC); err == nil {
+			a.info.LastSeen = time.UnixMilli(ts.WallMS).UTC()
+		}
+		out = append(out, a.info)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("agents: shared: %w", err)
-	}
-	return shared, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
+	return out
 }

@@ -57,6 +57,11 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
 // lsnodeDDL holds lsnode's additive tables and indexes. Every derived table
 // is a function of the op set alone, so it converges with the ops; it is
 // rebuilt from events when missing (a file last written by the Python hub).
+// Indexes that earlier versions kept are dropped: lsnode_owed_agent_idx
+// (covered by the page index) and lsnode_events_from_agent_idx, which
+// dirtied one page per writing agent in every commit (a third of the
+// 32-agent append rate) to serve only the roster, now a pass over the HLC
+// index (Agents).
 const lsnodeDDL = `
 CREATE TABLE IF NOT EXISTS lsnode_meta (
     key TEXT PRIMARY KEY,
@@ -107,7 +112,7 @@ DROP INDEX IF EXISTS lsnode_owed_agent_idx;
 CREATE INDEX IF NOT EXISTS lsnode_owed_page_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq, stream, event_id);
 CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id);
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
-CREATE INDEX IF NOT EXISTS lsnode_events_from_agent_idx ON events(from_agent, hlc);
+DROP INDEX IF EXISTS lsnode_events_from_agent_idx;
 `
 
 // migrate brings a file of any era to the current schema inside one
