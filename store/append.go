@@ -109,7 +109,7 @@ func (s *Store) putArtifactInTx(w *writeTx, a Artifact, meta map[string]any, ide
 	a.SizeBytes = int64(len(a.Content))
 	a.CreatedAt = createdAt(now)
 	a.OriginReplica = s.replica
-	if err := insertArtifact(w.ctx, w.tx, a); err != nil {
+	if err := w.storeArtifact(a); err != nil {
 		return Written{}, err
 	}
 	a.Warnings = patchWarnings(a.Kind, a.Content)

@@ -64,7 +64,7 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 	if verr != nil {
 		return s.quarantine(w, res, reasonArtifactInvalid, "", 0, in.ID, verr, in, false)
 	}
-	if err := insertArtifact(w.ctx, w.tx, clean); err != nil {
+	if err := w.storeArtifact(clean); err != nil {
 		return err
 	}
 	res.Artifacts++

@@ -15,8 +15,10 @@
 //   - Applying a batch twice changes nothing; a different op in a held slot
 //     is quarantined, never overwritten and never silently dropped.
 //   - All local writes go through one writer goroutine that groups
-//     concurrent requests into one transaction (group commit); each request
-//     runs in its own savepoint, so one caller's failure never fails another.
+//     concurrent requests into one transaction (group commit); a request
+//     that fails after writing rolls the batch back and the batch runs again
+//     with a savepoint per request, so one caller's failure never fails
+//     another (writer.go).
 //     Requests queued while a batch runs join it before its commit. The
 //     owed rows of the batch's events are derived in one statement just
 //     before the commit (derived.go, indexOwed); a storage failure there

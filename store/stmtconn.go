@@ -16,6 +16,9 @@ const maxCachedStatements = 128
 type stmtConn struct {
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	// execs counts ExecContext calls, the only way the store writes: a
+	// request that fails without one has written nothing (writer.go).
+	execs uint64
 }
 
 var _ querier = (*stmtConn)(nil)
@@ -44,6 +47,7 @@ func (c *stmtConn) prepared(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (c *stmtConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	c.execs++
 	if st := c.prepared(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}

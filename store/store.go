@@ -83,6 +83,9 @@ type Store struct {
 	writes chan *writeReq
 	stop   chan struct{}
 	done   chan struct{}
+	// unindexed counts the items stored since the indexing watermarks were
+	// last saved; only the writer goroutine uses it.
+	unindexed int
 
 	mu struct {
 		sync.Mutex

@@ -9,7 +9,8 @@ import (
 )
 
 // writeReq is one caller's unit of work for the writer goroutine. fn runs
-// inside the batch transaction, within its own savepoint.
+// inside the batch transaction and may run twice (execBatch): it must
+// start from its inputs each time.
 type writeReq struct {
 	ctx  context.Context
 	fn   func(w *writeTx) error
@@ -29,6 +30,16 @@ type writeTx struct {
 	// Rowids of the events stored in this transaction, whose owed rows are
 	// derived set-wise before the commit (indexOwed); 0 when none.
 	firstRowid, lastRowid int64
+	stored                int // events and artifacts stored
+}
+
+// storeArtifact inserts an artifact and indexes it.
+func (w *writeTx) storeArtifact(a Artifact) error {
+	if err := insertArtifact(w.ctx, w.tx, a); err != nil {
+		return err
+	}
+	w.stored++
+	return nil
 }
 
 // storeEvent inserts a local event, sets its local seq and records its
@@ -55,6 +66,7 @@ func (w *writeTx) storeRemoteEvent(e *Event, parts metaParts) (stored bool, err 
 }
 
 func (w *writeTx) indexStored(e *Event, parts metaParts) error {
+	w.stored++
 	if w.firstRowid == 0 || e.Seq < w.firstRowid {
 		w.firstRowid = e.Seq
 	}
@@ -134,6 +146,7 @@ func (s *Store) runWriter() {
 		case first = <-s.writes:
 		case <-s.stop:
 			s.drainOnStop()
+			s.saveFinalWatermarks()
 			return
 		}
 		s.runBatch(first)
@@ -191,28 +204,57 @@ func (s *Store) runBatch(first *writeReq) {
 	}
 }
 
-// execBatch runs every request in its own savepoint of one transaction.
-// Requests queued while it runs join the transaction before the commit
-// (callers woken by the previous commit queue their next write while this
-// batch runs), so the commit is shared by as many writes as are waiting.
-// errs receives each request's own error; the returned error is the
+// execBatch runs the batch in one transaction and commits once. Requests
+// queued while it runs join the transaction before the commit (callers
+// woken by the previous commit queue their next write while this batch
+// runs), so the commit is shared by as many writes as are waiting. errs
+// receives each request's own error; the returned error is the
 // transaction's (begin or commit), which fails every request.
+//
+// Requests run without savepoints first: almost every failure is found by
+// reads before the request writes anything, and a savepoint per request
+// costs two statements and a copy of every page it touches. A request that
+// fails after writing rolls the whole transaction back, and the batch runs
+// again with a savepoint around each request, so one caller's failure
+// still never fails another.
 func (s *Store) execBatch(first *writeReq) (batch []*writeReq, errs []error, w *writeTx, err error) {
 	batch = s.collect([]*writeReq{first}, true)
-	errs = make([]error, 0, len(batch))
+	batch, errs, w, err = s.tryBatch(batch, false)
+	if errors.Is(err, errDirtyFailure) {
+		batch, errs, w, err = s.tryBatch(batch, true)
+	}
+	return batch, errs, w, err
+}
+
+// errDirtyFailure ends a savepoint-free attempt whose failed request had
+// written: the transaction is rolled back and the batch is run again.
+var errDirtyFailure = errors.New("a request failed after writing")
+
+// tryBatch runs batch (and the requests that queue meanwhile) in one
+// transaction, each request in a savepoint when savepoints is set.
+func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []error, *writeTx, error) {
+	errs := make([]error, 0, len(batch))
 	ctx := context.Background()
 	tx := s.writer
 	if _, err := tx.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return batch, make([]error, len(batch)), nil, fmt.Errorf("begin write: %w", err)
 	}
-	w = &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
+	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
 	for len(errs) < len(batch) {
 		for _, req := range batch[len(errs):] {
 			if err := req.ctx.Err(); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			errs = append(errs, s.execOne(w, req))
+			if savepoints {
+				errs = append(errs, s.execInSavepoint(w, req))
+				continue
+			}
+			dirty, err := s.execBare(w, req)
+			if dirty {
+				return batch, errs, nil, errors.Join(errDirtyFailure, rollback(ctx, tx))
+			}
+			errs = append(errs, err)
 		}
 		batch = s.collect(batch, false)
 	}
@@ -221,16 +263,64 @@ func (s *Store) execBatch(first *writeReq) (batch []*writeReq, errs []error, w *
 			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
 		}
 	}
-	if err := saveWatermarks(ctx, tx); err != nil {
-		return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
+	saved := s.unindexed+w.stored >= watermarkEvery
+	if saved {
+		if err := saveWatermarks(ctx, tx); err != nil {
+			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
 		return batch, errs, nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
 	}
+	if saved {
+		s.unindexed = 0
+	} else {
+		s.unindexed += w.stored
+	}
 	return batch, errs, w, nil
 }
 
-func (s *Store) execOne(w *writeTx, req *writeReq) error {
+// watermarkEvery is how many stored items may follow the saved indexing
+// watermarks (derived.go) before a batch saves them again. Saving costs two
+// pages per commit; a crash re-indexes at most this many items at Open,
+// which is idempotent (indexNewEvents).
+const watermarkEvery = 4096
+
+// saveFinalWatermarks saves the watermarks at Close, so a clean restart
+// re-indexes nothing.
+func (s *Store) saveFinalWatermarks() {
+	if s.unindexed == 0 {
+		return
+	}
+	ctx := context.Background()
+	if _, err := s.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		s.log.Warn("save index watermarks at close", "err", err)
+		return
+	}
+	err := saveWatermarks(ctx, s.writer)
+	if err == nil {
+		_, err = s.writer.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		s.log.Warn("save index watermarks at close; the next open re-indexes the newest items", "err", errors.Join(err, rollback(ctx, s.writer)))
+		return
+	}
+	s.unindexed = 0
+}
+
+// execBare runs req without a savepoint. dirty reports a failure after
+// the request executed a statement, which only a rollback can undo.
+func (s *Store) execBare(w *writeTx, req *writeReq) (dirty bool, err error) {
+	w.undo = map[string]int64{}
+	mark, execs := len(w.ops), s.writer.execs
+	if err = req.fn(w); err != nil {
+		w.rollbackRequest(mark)
+		return s.writer.execs != execs, err
+	}
+	return false, nil
+}
+
+func (s *Store) execInSavepoint(w *writeTx, req *writeReq) error {
 	if _, err := w.tx.ExecContext(w.ctx, "SAVEPOINT req"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}

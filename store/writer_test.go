@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// heldRequest is one request of runHeldBatch: it writes a meta row named
+// key when write is set, then fails when fail is set.
+type heldRequest struct {
+	key         string
+	write, fail bool
+	runs        atomic.Int32
+	err         error
+}
+
+var errRequestFailed = errors.New("request failed")
+
+// runHeldBatch makes reqs share one transaction: a first request holds the
+// writer until all of them are queued behind it.
+func runHeldBatch(t *testing.T, s *Store, reqs []*heldRequest) {
+	t.Helper()
+	ctx := context.Background()
+	release, holding := make(chan struct{}), make(chan struct{})
+	var hold sync.Once // a rerun runs the holding request again
+	firstDone := make(chan error, 1)
+	go func() {
+		firstDone <- s.write(ctx, func(*writeTx) error {
+			hold.Do(func() { close(holding) })
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	done := make(chan struct{}, len(reqs))
+	for i, r := range reqs {
+		go func() {
+			r.err = s.write(ctx, func(w *writeTx) error {
+				r.runs.Add(1)
+				if r.write {
+					if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO lsnode_meta (key, value) VALUES (?, 'x')`, r.key); err != nil {
+						return err
+					}
+				}
+				if r.fail {
+					return errRequestFailed
+				}
+				return nil
+			})
+			done <- struct{}{}
+		}()
+		waitQueued(t, s, i+1) // queue in order
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatalf("holding request: %v", err)
+	}
+	for range reqs {
+		<-done
+	}
+}
+
+func metaHeld(t *testing.T, s *Store, key string) bool {
+	t.Helper()
+	var n int
+	if err := s.readDB.QueryRow(`SELECT count(*) FROM lsnode_meta WHERE key = ?`, key).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// TestWriter_DirtyFailureFailsOnlyItsRequest: requests sharing a
+// transaction run without savepoints; one that fails after writing makes
+// the writer roll back and run the batch again with savepoints, so its
+// write is undone and the others' writes commit.
+func TestWriter_DirtyFailureFailsOnlyItsRequest(t *testing.T) {
+	s, _ := openTestStore(t)
+	reqs := []*heldRequest{
+		{key: "test_before", write: true},
+		{key: "test_dirty", write: true, fail: true},
+		{key: "test_after", write: true},
+	}
+	runHeldBatch(t, s, reqs)
+	for _, r := range reqs {
+		if r.fail != errors.Is(r.err, errRequestFailed) || (!r.fail && r.err != nil) {
+			t.Errorf("%s: error %v", r.key, r.err)
+		}
+		if held := metaHeld(t, s, r.key); held == r.fail {
+			t.Errorf("%s stored = %v, want %v", r.key, held, !r.fail)
+		}
+	}
+	// The rerun repeats the requests up to the dirty one; the one after it
+	// first runs in the rerun.
+	if got := []int32{reqs[0].runs.Load(), reqs[1].runs.Load(), reqs[2].runs.Load()}; got[0] != 2 || got[1] != 2 || got[2] != 1 {
+		t.Fatalf("runs %v, want [2 2 1]", got)
+	}
+}
+
+// TestWriter_CleanFailureNeedsNoRerun: a request that fails before writing
+// anything costs the others nothing: every request runs once.
+func TestWriter_CleanFailureNeedsNoRerun(t *testing.T) {
+	s, _ := openTestStore(t)
+	reqs := []*heldRequest{
+		{key: "test_before", write: true},
+		{key: "test_clean", fail: true},
+		{key: "test_after", write: true},
+	}
+	runHeldBatch(t, s, reqs)
+	for _, r := range reqs {
+		if r.runs.Load() != 1 {
+			t.Errorf("%s ran %d times, want once", r.key, r.runs.Load())
+		}
+		if r.fail != errors.Is(r.err, errRequestFailed) {
+			t.Errorf("%s: error %v", r.key, r.err)
+		}
+	}
+	if !metaHeld(t, s, "test_before") || !metaHeld(t, s, "test_after") {
+		t.Fatal("the successful requests' writes are missing")
+	}
+}
+
+// waitQueued polls until n requests wait in the writer's queue.
+func waitQueued(t *testing.T, s *Store, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.writes) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued, want %d", len(s.writes), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
