@@ -196,6 +196,7 @@ func (s *Store) runBatch(first *writeReq) {
 		}
 	} else {
 		s.publish(w)
+		s.ckpt.committed()
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
 	s.metrics.commitSeconds.Observe(s.wall.Now().Sub(start).Seconds())

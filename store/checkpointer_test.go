@@ -1,0 +1,37 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestCheckpointer_CopiesWALBesideTheWriter: a few commits, far fewer WAL
+// pages than the writer's own automatic checkpoint waits for, reach the
+// database file through the background checkpointer.
+func TestCheckpointer_CopiesWALBesideTheWriter(t *testing.T) {
+	dir := t.TempDir()
+	s := openReplicaAt(t, dir, repA, nil)
+	dbPath := filepath.Join(dir, DBFile)
+	before := fileSize(t, dbPath)
+	for range 200 {
+		mustAppend(t, s, note("a", "b"))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for fileSize(t, dbPath) <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("database file still %d bytes: the WAL was not checkpointed", before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
