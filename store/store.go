@@ -73,13 +73,13 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	writeDB *sql.DB     // one connection, used only by the writer goroutine
-	writer  *stmtConn   // that connection, with its statement cache
-	ckpt    *checkpointer
-	readDB  *sql.DB     // a pool of read connections
-	reads   *readStmts  // statements cached on readDB
-	tail    *tailCache  // the newest events, for List
-	byID    *eventCache // older events read by id, for Owed
+	writeDB *sql.DB       // one connection, used only by the writer goroutine
+	writer  *stmtConn     // that connection, with its statement cache
+	ckpt    *checkpointer // copies the WAL into the file beside the writer
+	readDB  *sql.DB       // a pool of read connections
+	reads   *readStmts    // statements cached on readDB
+	tail    *tailCache    // the newest events, for List
+	byID    *eventCache   // older events read by id, for Owed
 
 	writes chan *writeReq
 	stop   chan struct{}
