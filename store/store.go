@@ -170,15 +170,19 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 // writerDSN is the writer connection's DSN: WAL, synchronous NORMAL (or
 // FULL), a 32 MiB page cache, an automatic checkpoint every 8192 WAL
-// pages (which finds most of them copied already by the checkpointer). With 64
-// MiB a 1M-event catch-up peaked at 259 MiB resident, with 32 MiB at 194
-// MiB, at the same rate (BENCHMARKS.md, Replication).
+// pages (which finds most of them copied already by the checkpointer).
+// With a 64 MiB cache a 1M-event catch-up peaked at 259 MiB resident, with
+// 32 MiB at 194 MiB, at the same rate (BENCHMARKS.md, Replication).
+// temp_store stays at its default: a statement journal (the owed rows'
+// INSERT ... SELECT keeps one) then takes 64 KiB chunks that spill to a
+// file only past that size, where temp_store=MEMORY grows it 1 KiB at a
+// time (about 5 % of the writer's time in an append profile).
 func writerDSN(path string, syncFull bool) string {
 	syncMode := "NORMAL"
 	if syncFull {
 		syncMode = "FULL"
 	}
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(8192)", path, syncMode)
 }
 
 func (s *Store) openDBs(ctx context.Context) error {
