@@ -80,7 +80,8 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 		return fmt.Errorf("record closure %s: %w", r.ID, err)
 	}
 	if ackOf != "" {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE agent = ? AND event_id = ?`, r.FromAgent, ackOf); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE agent = ?1 AND (hlc, origin_replica, origin_seq) =
+(SELECT hlc, origin_replica, origin_seq FROM events WHERE id = ?2)`, r.FromAgent, ackOf); err != nil {
 			return fmt.Errorf("close acked event: %w", err)
 		}
 	}
@@ -153,8 +154,9 @@ WHERE kind = ?1 AND from_agent = ?2 AND key = ?3`, kind, agent, key); err != nil
 	if kind != "event" {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE event_id IN (
-SELECT item_id FROM lsnode_idempotency WHERE kind = 'event' AND from_agent = ? AND key = ? AND canonical != item_id)`, agent, key)
+	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed WHERE (agent, hlc, origin_replica, origin_seq) IN (
+SELECT e.to_agent, e.hlc, e.origin_replica, e.origin_seq FROM lsnode_idempotency i JOIN events e ON e.id = i.item_id
+WHERE i.kind = 'event' AND i.from_agent = ? AND i.key = ? AND i.canonical != i.item_id)`, agent, key)
 	if err != nil {
 		return fmt.Errorf("drop duplicate owed: %w", err)
 	}

@@ -299,3 +299,38 @@ stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_se
 	mustAppend(t, s2, reply("w", "boss", "c", "failed"))
 	wantOwed(t, s2, "w")
 }
+
+// TestOwed_RowidLayoutRebuilt: a file whose lsnode_owed has a rowid and a
+// page index (the layout before WITHOUT ROWID) opens; its owed rows are
+// re-derived from the closures and idempotency keys it holds, and later
+// closures still find them.
+func TestOwed_RowidLayoutRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	wall := hlc.NewManualClock(testClockStart)
+	s := openReplicaAt(t, dir, repA, wall)
+	e := mustAppend(t, s, ask("boss", "w", "c"))
+	mustAppend(t, s, ask("boss", "w", "d"))
+	mustAppend(t, s, reply("w", "boss", "d", "applied"))
+	f := mustAppend(t, s, ask("boss", "v", "e"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw := openRawDB(t, dir)
+	for _, q := range []string{`DROP TABLE lsnode_owed`, `CREATE TABLE lsnode_owed (event_id TEXT PRIMARY KEY, agent TEXT NOT NULL,
+stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_seq INTEGER NOT NULL, correlation_id TEXT)`,
+		`CREATE INDEX lsnode_owed_page_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq, stream, event_id)`,
+		`CREATE INDEX lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id)`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	s2 := openReplicaAt(t, dir, repA, wall)
+	wantOwed(t, s2, "w", e.ID)
+	wantOwed(t, s2, "v", f.ID)
+	if _, err := s2.Ack(context.Background(), AckInput{EventID: e.ID, FromAgent: "w", Status: "failed"}); err != nil {
+		t.Fatal(err)
+	}
+	wantOwed(t, s2, "w")
+	wantOwed(t, s2, "v", f.ID)
+}

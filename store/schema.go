@@ -57,11 +57,12 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
 // lsnodeDDL holds lsnode's additive tables and indexes. Every derived table
 // is a function of the op set alone, so it converges with the ops; it is
 // rebuilt from events when missing (a file last written by the Python hub).
-// Indexes that earlier versions kept are dropped: lsnode_owed_agent_idx
-// (covered by the page index) and lsnode_events_from_agent_idx, which
-// dirtied one page per writing agent in every commit (a third of the
-// 32-agent append rate) to serve only the roster, now a pass over the HLC
-// index (Agents).
+// lsnode_owed is kept in the order Owed pages it (by agent, then HLC) with
+// no rowid, so an owed row costs two b-tree inserts (the table and the
+// thread index) instead of four. An index an earlier version kept is
+// dropped: lsnode_events_from_agent_idx, which dirtied one page per
+// writing agent in every commit (a third of the 32-agent append rate) to
+// serve only the roster, now a pass over the HLC index (Agents).
 const lsnodeDDL = `
 CREATE TABLE IF NOT EXISTS lsnode_meta (
     key TEXT PRIMARY KEY,
@@ -100,16 +101,15 @@ CREATE TABLE IF NOT EXISTS lsnode_idempotency (
 );
 CREATE INDEX IF NOT EXISTS lsnode_idempotency_item_idx ON lsnode_idempotency(item_id);
 CREATE TABLE IF NOT EXISTS lsnode_owed (
-    event_id TEXT PRIMARY KEY,
     agent TEXT NOT NULL,
-    stream TEXT NOT NULL,
     hlc TEXT NOT NULL,
     origin_replica TEXT NOT NULL,
     origin_seq INTEGER NOT NULL,
-    correlation_id TEXT
-);
-DROP INDEX IF EXISTS lsnode_owed_agent_idx;
-CREATE INDEX IF NOT EXISTS lsnode_owed_page_idx ON lsnode_owed(agent, hlc, origin_replica, origin_seq, stream, event_id);
+    stream TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    correlation_id TEXT,
+    PRIMARY KEY (agent, hlc, origin_replica, origin_seq)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id);
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
 DROP INDEX IF EXISTS lsnode_events_from_agent_idx;
@@ -140,11 +140,17 @@ CREATE INDEX IF NOT EXISTS events_hlc_idx ON events(hlc);
 CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at);`, replica); err != nil {
 		return fmt.Errorf("create replication indexes: %w", err)
 	}
-	if err := dropStaleDerived(ctx, tx); err != nil {
+	rebuild, err := dropStaleDerived(ctx, tx)
+	if err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, lsnodeDDL); err != nil {
 		return fmt.Errorf("create lsnode tables: %w", err)
+	}
+	if rebuild {
+		if err := rebuildOwed(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if err := createSignatureTables(ctx, tx); err != nil {
 		return err
@@ -155,26 +161,52 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 	return tx.Commit()
 }
 
-// dropStaleDerived drops the derived tables of an older layout (an
-// lsnode_owed without correlation_id) and their watermarks; they are
-// functions of the events, rebuilt by indexNewEvents in the same
-// migration.
-func dropStaleDerived(ctx context.Context, tx *sql.Tx) error {
+// dropStaleDerived drops derived tables of an older layout; they are
+// functions of the events. An lsnode_owed without correlation_id goes with
+// its companions and their watermarks, all rebuilt by indexNewEvents in
+// the same migration. An lsnode_owed with a rowid (and its page index)
+// goes alone: rebuildOwed then re-derives its rows from the closures and
+// idempotency keys already held.
+func dropStaleDerived(ctx context.Context, tx *sql.Tx) (rebuildOwed bool, err error) {
 	var tables int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lsnode_owed'`).Scan(&tables); err != nil {
-		return fmt.Errorf("inspect lsnode_owed: %w", err)
+		return false, fmt.Errorf("inspect lsnode_owed: %w", err)
 	}
 	if tables == 0 {
-		return nil
+		return false, nil
 	}
-	if has, err := hasColumn(ctx, tx, "lsnode_owed", "correlation_id"); err != nil || has {
+	has, err := hasColumn(ctx, tx, "lsnode_owed", "correlation_id")
+	if err != nil {
+		return false, err
+	}
+	if !has {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DROP TABLE IF EXISTS lsnode_closures; DROP TABLE IF EXISTS lsnode_idempotency;
+DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid');`); err != nil {
+			return false, fmt.Errorf("drop stale derived tables: %w", err)
+		}
+		return false, nil
+	}
+	var rowidLayout int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'lsnode_owed_page_idx'`).Scan(&rowidLayout); err != nil {
+		return false, fmt.Errorf("inspect lsnode_owed: %w", err)
+	}
+	if rowidLayout == 0 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed`); err != nil {
+		return false, fmt.Errorf("drop lsnode_owed of the rowid layout: %w", err)
+	}
+	return true, nil
+}
+
+// rebuildOwed derives the owed rows of every event indexed before (those
+// after the watermark are indexNewEvents' work).
+func rebuildOwed(ctx context.Context, tx querier) error {
+	upTo, err := watermark(ctx, tx, "indexed_event_rowid")
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DROP TABLE IF EXISTS lsnode_closures; DROP TABLE IF EXISTS lsnode_idempotency;
-DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid');`); err != nil {
-		return fmt.Errorf("drop stale derived tables: %w", err)
-	}
-	return nil
+	return indexOwed(ctx, tx, 0, upTo)
 }
 
 func addMissingColumns(ctx context.Context, tx *sql.Tx) error {
