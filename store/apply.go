@@ -26,6 +26,7 @@ const (
 // the storage itself failed and nothing was stored.
 func (s *Store) ApplyBatch(ctx context.Context, b Batch) (ApplyResult, error) {
 	var res ApplyResult
+	checked := checkOps(b.Ops)
 	err := s.write(ctx, func(w *writeTx) error {
 		res = ApplyResult{}
 		w.ops = slices.Grow(w.ops, len(b.Ops))
@@ -34,8 +35,8 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (ApplyResult, error) {
 				return err
 			}
 		}
-		for _, op := range b.Ops {
-			if err := s.applyOp(w, op, &res); err != nil {
+		for i, op := range b.Ops {
+			if err := s.applyOp(w, op, checked[i], &res); err != nil {
 				return err
 			}
 		}
@@ -71,7 +72,8 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 	return nil
 }
 
-func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
+// applyOp applies one op; c is its validation (checkOps).
+func (s *Store) applyOp(w *writeTx, op Op, c checkedOp, res *ApplyResult) error {
 	e := op.Event
 	if e.OriginSeq <= 0 || !ValidReplicaID(e.OriginReplica) {
 		return s.refuseSlotless(w, e, res)
@@ -87,7 +89,7 @@ func (s *Store) applyOp(w *writeTx, op Op, res *ApplyResult) error {
 	if op.Refusal != nil { // origin integrity (signatures.go): the slot stays free
 		return s.refuseUnverified(w, op, res)
 	}
-	clean, parts, verr := checkRemoteEvent(e)
+	clean, parts, verr := c.clean, c.parts, c.err
 	if verr != nil {
 		// The slot is consumed so the origin is not wedged: every replica
 		// refuses the same op with the same rules.
