@@ -6,13 +6,17 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
 )
@@ -20,22 +24,28 @@ import (
 // benchClients is how many clients post at once in BenchmarkMCPAppend.
 const benchClients = 32
 
+// benchToken is the bearer token of the benchmarks' node.
+const benchToken = "bench-token"
+
 // BenchmarkMCPAppend measures event_append throughput through POST /mcp:
-// 32 concurrent clients post bare tools/call requests (no initialize) to
-// an HTTP server backed by a real store in a temp dir ("sqlite"), or by a
-// store that does nothing ("none": the HTTP and tool layers alone), and
-// once more with the SDK answering instead of the fast path. In the
-// same process, for the ratios: the raw SQLite rate ("raw", as
-// store.BenchmarkRawInsert measures it) and the store's own rate, 32
-// goroutines calling Append ("direct").
+// 32 clients of the lean load generator (loadgen_bench_test.go) post bare
+// tools/call requests (no initialize, a bearer token) to the node's HTTP
+// surface - the request policy, the MCP mount and handler - backed by a
+// real store in a temp dir ("sqlite") or by a store that only echoes the
+// event ("none": the HTTP and tool layers alone), and once more with the
+// SDK answering instead of the fast path. For the ratios, in the same
+// process: the raw SQLite rate ("raw", as store.BenchmarkRawInsert
+// measures it), the store's own rate (32 goroutines calling Append,
+// "direct"), and the floor of the load generator and net/http with a
+// handler that answers from a template ("canned"). cpu-us/op is the whole
+// process's: clients, server and store.
 func BenchmarkMCPAppend(b *testing.B) {
 	b.Run("raw", benchRawInsert)
 	b.Run("direct", benchDirectAppend)
-	none := MCPOptions{Store: &faultyLog{written: store.Written{Event: store.Event{ID: "evt_1"}}}}
-	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, MCPOptions{}, benchAppendBody("")) })
-	b.Run("store=none", func(b *testing.B) { benchAppend(b, none, benchAppendBody("")) })
-	// An empty _meta sends the same call down the SDK's path.
-	b.Run("store=none,via=sdk", func(b *testing.B) { benchAppend(b, none, benchAppendBody(`"_meta":{},`)) })
+	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, nil, "") })
+	b.Run("store=none", func(b *testing.B) { benchAppend(b, &echoLog{}, "") })
+	b.Run("store=none,via=sdk", func(b *testing.B) { benchAppend(b, &echoLog{}, `"_meta":{},`) })
+	b.Run("canned", benchCanned)
 }
 
 // benchRawInsert is the machine's SQLite limit as store.BenchmarkRawInsert
@@ -111,37 +121,122 @@ func benchDirectAppend(b *testing.B) {
 	cpu.report(b)
 }
 
-// benchAppendBody is the bare tools/call BenchmarkMCPAppend posts; extra
-// goes into its params.
-func benchAppendBody(extra string) string {
-	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + extra + `"name":"mempalace_event_append","arguments":` +
-		`{"type":"bench.append","stream":"project/bench","room":"delegation","from_agent":"bench","to_agent":"peer","body":"hello"}}}`
+// benchAppend runs the load against a node surface on st (nil: a real
+// store in a temp dir) and checks that the log took every call.
+func benchAppend(b *testing.B, st MCPStore, extra string) {
+	var count func() int64
+	if st == nil {
+		real, err := store.Open(context.Background(), store.Config{Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer real.Close()
+		st = real
+		count = func() int64 {
+			stats, err := real.Stats(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return stats.Events
+		}
+	} else {
+		count = st.(*echoLog).n.Load
+	}
+	target := newLoadTarget(benchSurface(b, st), benchToken)
+	target.extra = extra
+	runBenchLoad(b, target)
+	if n := count(); n != int64(b.N) {
+		b.Fatalf("the log holds %d events after %d appends", n, b.N)
+	}
 }
 
-func benchAppend(b *testing.B, opts MCPOptions, body string) {
-	h := newMCPHarness(b, opts)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClients}}
-	ok := []byte(`\"success\": true`)
-	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
+// runBenchLoad runs b.N calls of the load generator and reports the rate
+// and the CPU per call.
+func runBenchLoad(b *testing.B, target loadTarget) {
 	b.ResetTimer()
-	cpu, start := startCPU(), time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			resp, err := client.Post(h.url, "application/json", strings.NewReader(body))
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			out, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK || !bytes.Contains(out, ok) {
-				b.Errorf("append: %d %s %v", resp.StatusCode, out, err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+	cpu := startCPU()
+	elapsed, err := runLoad(target, benchClients, b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
 	cpu.report(b)
+}
+
+// benchSurface serves st at POST /mcp through the node's HTTP surface, as
+// Node.listen builds it, with benchToken as the shared token; it returns
+// the base URL.
+func benchSurface(b *testing.B, st MCPStore) string {
+	cfg := DefaultConfig()
+	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
+	n, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n.surface = n.newSurface("127.0.0.1", ln.Addr().(*net.TCPAddr).Port, "http")
+	n.surface.mcp = n.newMCPHandler(st)
+	return serveBench(b, ln, n.surface.handler())
+}
+
+// serveBench serves h on ln until the benchmark ends; it returns the base
+// URL.
+func serveBench(b *testing.B, ln net.Listener, h http.Handler) string {
+	srv := &http.Server{Handler: h}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	b.Cleanup(func() {
+		srv.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// echoLog is a log whose Append only echoes the input as an event with a
+// fresh id, and counts.
+type echoLog struct {
+	MCPStore
+	n atomic.Int64
+}
+
+func (l *echoLog) Append(_ context.Context, in store.AppendInput) (store.Written, error) {
+	n := l.n.Add(1)
+	return store.Written{Event: store.Event{
+		ID: "evt_bench_" + strconv.FormatInt(n, 10), Seq: n, Type: in.Type, Stream: in.Stream, Room: in.Room,
+		FromAgent: in.FromAgent, ToAgent: in.ToAgent, Body: in.Body, CreatedAt: "2026-01-01T00:00:00Z",
+	}}, nil
+}
+
+// benchCanned is the load generator against net/http and a handler that
+// reads the call and fills in a template answer: the floor under the
+// other variants' CPU per call.
+func benchCanned(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	head := []byte(`{"jsonrpc":"2.0","id":"`)
+	mid := []byte(loadAnswerHead + `evt_canned\",\n    \"body\": \"`)
+	tail := []byte(`\"` + loadAnswerTail)
+	base := serveBench(b, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		i := bytes.Index(body, []byte(`"id":"`))
+		if err != nil || i < 0 || len(body) < i+6+loadTagWidth {
+			http.Error(w, "bad call", http.StatusBadRequest)
+			return
+		}
+		tag := body[i+6 : i+6+loadTagWidth]
+		out := slices.Concat(head, tag, mid, tag, tail)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	runBenchLoad(b, newLoadTarget(base, ""))
 }
 
 // BenchmarkMCPWaitWake measures how long an event_wait blocked in the

@@ -201,7 +201,7 @@ func (n *Node) listen(tlsCfg *tls.Config) error {
 	}
 	n.ln = ln
 	n.surface = n.newSurface(host, port, scheme)
-	n.surface.mcp = n.newMCPHandler()
+	n.surface.mcp = n.newMCPHandler(n.store)
 	n.srv = newHTTPServer(n.cfg, n.surface.handler(), n.log, tlsCfg)
 	n.srv.RegisterOnShutdown(n.cancelDrain) // runs once the listener is closed
 	n.url = scheme + "://" + net.JoinHostPort(urlHost(host), strconv.Itoa(port))

@@ -16,11 +16,11 @@ var (
 	rpcParseError = []byte(`{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}`)
 )
 
-// newMCPHandler builds the MCP tools (node/mcp.go) served at POST /mcp,
-// behind mcpMount and the request policy.
-func (n *Node) newMCPHandler() http.Handler {
+// newMCPHandler builds the MCP tools (node/mcp.go) on st, served at POST
+// /mcp behind mcpMount and the request policy.
+func (n *Node) newMCPHandler(st MCPStore) http.Handler {
 	return NewMCPHandler(MCPOptions{
-		Store:    n.store,
+		Store:    st,
 		ReadOnly: n.cfg.ReadOnly,
 		Roster: func(ctx context.Context) (any, error) {
 			return n.surface.PeersPayload(ctx), nil
