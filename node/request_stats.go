@@ -27,40 +27,51 @@ type requestStats struct {
 		sync.Mutex
 		total    int64
 		byStatus map[int]int64
-		clients  map[string]*clientRecord
+		clients  map[clientIdent]*clientRecord
 	}
 }
 
-// clientRecord is one recent client, keyed by a hash of its identity.
+// clientIdent is what identifies a client, as the Python hub hashes it:
+// the peer hint, the tailnet user, the user agent and the Host.
+type clientIdent struct {
+	peerHint, tailnetUser, userAgent, host string
+}
+
+// clientRecord is one recent client.
 type clientRecord struct {
-	id, peer, peerHint, host, userAgent, tailnetUser string
-	lastSeen                                         time.Time
-	requests                                         int64
-	lastMethod, lastPath                             string
-	lastStatus                                       int
-	authenticated                                    bool
+	ident                clientIdent
+	id                   string // the hub's 16-hex hash of ident
+	peer                 string
+	lastSeen             time.Time
+	requests             int64
+	lastMethod, lastPath string
+	lastStatus           int
+	authenticated        bool
 }
 
 func newRequestStats() *requestStats {
 	s := &requestStats{}
 	s.mu.byStatus = map[int]int64{}
-	s.mu.clients = map[string]*clientRecord{}
+	s.mu.clients = map[clientIdent]*clientRecord{}
 	return s
 }
 
-// record counts one answered request of r with status at time now.
+// record counts one answered request of r with status at time now. A
+// known client's record is updated in place: its id (a hash) is computed
+// once, when the client is first seen, not on every request.
 func (s *requestStats) record(r *http.Request, status int, authenticated bool, now time.Time) {
-	c := identify(r)
+	ident, peer := identify(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.total++
 	s.mu.byStatus[status]++
-	if prev, ok := s.mu.clients[c.id]; ok {
-		c.requests = prev.requests
+	c, ok := s.mu.clients[ident]
+	if !ok {
+		c = &clientRecord{ident: ident, id: ident.hash()}
+		s.mu.clients[ident] = c
 	}
 	c.requests++
-	c.lastSeen, c.lastMethod, c.lastPath, c.lastStatus, c.authenticated = now, r.Method, r.URL.Path, status, authenticated
-	s.mu.clients[c.id] = c
+	c.peer, c.lastSeen, c.lastMethod, c.lastPath, c.lastStatus, c.authenticated = peer, now, r.Method, r.URL.Path, status, authenticated
 	s.evictLocked()
 }
 
@@ -73,14 +84,14 @@ func (s *requestStats) evictLocked() {
 				oldest = c
 			}
 		}
-		delete(s.mu.clients, oldest.id)
+		delete(s.mu.clients, oldest.ident)
 	}
 }
 
-// identify derives a client's identity as the Python hub does: the peer
+// identify derives a client's identity as the Python hub does - the peer
 // hint (first X-Forwarded-For entry, X-Real-IP, or the socket peer), the
-// tailnet user, the user agent and the Host, hashed into a 16-hex id.
-func identify(r *http.Request) *clientRecord {
+// tailnet user, the user agent and the Host - and the socket peer.
+func identify(r *http.Request) (clientIdent, string) {
 	peer := r.RemoteAddr
 	if h, _, err := net.SplitHostPort(peer); err == nil {
 		peer = h
@@ -93,14 +104,19 @@ func identify(r *http.Request) *clientRecord {
 	if hint == "" {
 		hint = peer
 	}
-	tailnet := strings.TrimSpace(r.Header.Get("Tailscale-User-Login"))
-	ua := strings.TrimSpace(r.Header.Get("User-Agent"))
-	host := strings.TrimSpace(r.Host)
-	sum := sha256.Sum256([]byte(strings.Join([]string{hint, tailnet, ua, host}, "|")))
-	return &clientRecord{
-		id: hex.EncodeToString(sum[:])[:16], peer: peer, peerHint: hint, host: host,
-		userAgent: cutRunes(ua, clientTextLimit), tailnetUser: cutRunes(tailnet, clientTextLimit),
-	}
+	return clientIdent{
+		peerHint:    hint,
+		tailnetUser: strings.TrimSpace(r.Header.Get("Tailscale-User-Login")),
+		userAgent:   strings.TrimSpace(r.Header.Get("User-Agent")),
+		host:        strings.TrimSpace(r.Host),
+	}, peer
+}
+
+// hash is the hub's client id: 16 hex digits of the SHA-256 of the four
+// parts joined by "|".
+func (c clientIdent) hash() string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{c.peerHint, c.tailnetUser, c.userAgent, c.host}, "|")))
+	return hex.EncodeToString(sum[:8])
 }
 
 func cutRunes(s string, n int) string {
@@ -156,10 +172,10 @@ func (c *clientRecord) payload() pyjson.Object {
 	return pyjson.Object{
 		{Key: "client_id", Value: c.id},
 		{Key: "peer", Value: c.peer},
-		{Key: "peer_hint", Value: c.peerHint},
-		{Key: "host", Value: c.host},
-		{Key: "user_agent", Value: c.userAgent},
-		{Key: "tailscale_user", Value: c.tailnetUser},
+		{Key: "peer_hint", Value: c.ident.peerHint},
+		{Key: "host", Value: c.ident.host},
+		{Key: "user_agent", Value: cutRunes(c.ident.userAgent, clientTextLimit)},
+		{Key: "tailscale_user", Value: cutRunes(c.ident.tailnetUser, clientTextLimit)},
 		{Key: "last_seen", Value: c.lastSeen.Local().Format("2006-01-02T15:04:05.000000")},
 		{Key: "request_count", Value: c.requests},
 		{Key: "last_method", Value: c.lastMethod},
