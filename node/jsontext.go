@@ -24,15 +24,22 @@ type rawMember struct {
 // instead of through a decoder per value. Keys decode as encoding/json
 // decodes them; the values are the bytes encoding/json would hold in a
 // json.RawMessage.
-func objectMembers(raw []byte) ([]rawMember, error) {
+func objectMembers(raw []byte) (members, error) {
 	if !json.Valid(raw) {
 		return nil, errNotJSONObject
 	}
+	return validMembers(raw)
+}
+
+// validMembers is objectMembers of a text already known to be valid JSON,
+// such as a value inside a body objectMembers has split: it skips the
+// validation pass.
+func validMembers(raw []byte) (members, error) {
 	s := textScan{data: raw}
 	if s.space(); !s.eat('{') {
 		return nil, errNotJSONObject
 	}
-	var out []rawMember
+	out := make(members, 0, 8) // a request's envelope, params and arguments fit
 	if s.space(); s.eat('}') {
 		return out, nil
 	}
@@ -56,14 +63,29 @@ func objectMembers(raw []byte) ([]rawMember, error) {
 	}
 }
 
-// membersMap is members as encoding/json decodes an object into a map: a
-// repeated key takes its last value.
-func membersMap(members []rawMember) map[string]json.RawMessage {
-	m := make(map[string]json.RawMessage, len(members))
-	for _, member := range members {
-		m[member.key] = member.value
+// members are the members of one JSON object in order, repeated keys
+// included. A request's envelope and params are read this way rather than
+// through a map: they have a handful of members, looked up a few times.
+type members []rawMember
+
+// get is the value of key as encoding/json decodes an object into a map
+// (a repeated key takes its last value); nil when absent.
+func (m members) get(key string) json.RawMessage {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].key == key {
+			return m[i].value
+		}
 	}
-	return m
+	return nil
+}
+
+// asMap is m as encoding/json decodes the object into a map.
+func (m members) asMap() map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(m))
+	for _, member := range m {
+		out[member.key] = member.value
+	}
+	return out
 }
 
 // jsonValue decodes one JSON value as encoding/json does with UseNumber:
@@ -73,7 +95,7 @@ func jsonValue(raw json.RawMessage) (any, error) {
 	if len(raw) > 0 {
 		switch c := raw[0]; {
 		case c == '"' && plainString(raw):
-			return string(raw[1 : len(raw)-1]), nil
+			return internText(raw[1 : len(raw)-1]), nil
 		case c == '-' || (c >= '0' && c <= '9'):
 			if json.Valid(raw) {
 				return json.Number(raw), nil
@@ -96,7 +118,7 @@ func jsonValue(raw json.RawMessage) (any, error) {
 // decodeString decodes one JSON string text.
 func decodeString(raw []byte) (string, error) {
 	if plainString(raw) {
-		return string(raw[1 : len(raw)-1]), nil
+		return internText(raw[1 : len(raw)-1]), nil
 	}
 	var s string
 	err := json.Unmarshal(raw, &s)

@@ -63,13 +63,12 @@ func sameMembers(t *testing.T, raw []byte) {
 	if !reflect.DeepEqual(gotKeys, keys) {
 		t.Fatalf("objectMembers(%q) keys %q, want %q", raw, gotKeys, keys)
 	}
-	got := membersMap(members)
-	if len(got) != len(want) {
+	if got := members.asMap(); len(got) != len(want) {
 		t.Fatalf("objectMembers(%q) = %q, want %q", raw, got, want)
 	}
 	for k, v := range want {
-		if !bytes.Equal(got[k], v) {
-			t.Fatalf("objectMembers(%q)[%q] = %q, want %q", raw, k, got[k], v)
+		if got := members.get(k); !bytes.Equal(got, v) {
+			t.Fatalf("objectMembers(%q).get(%q) = %q, want %q", raw, k, got, v)
 		}
 	}
 }

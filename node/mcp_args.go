@@ -19,45 +19,101 @@ const transportOnlyArg = "wait_for_previous"
 // callArgs are the arguments of one tools/call: keys in the order the
 // client sent them (a repeated key keeps its first place and takes its
 // last value, as a Python dict does) and values as encoding/json decodes
-// them with UseNumber.
+// them with UseNumber. A call has a handful of arguments, found by a scan;
+// past indexAbove of them a map finds them, so that a body of many keys
+// costs linear time.
 type callArgs struct {
-	keys []string
-	raw  map[string]json.RawMessage
-	vals map[string]any
+	args  []callArg
+	index map[string]int // key -> position in args; nil up to indexAbove arguments
 }
+
+// callArg is one argument: its text and its decoded value.
+type callArg struct {
+	key string
+	raw json.RawMessage
+	val any
+}
+
+// indexAbove is the number of arguments beyond which callArgs keeps an
+// index.
+const indexAbove = 16
 
 // parseArgs reads the "arguments" member of tools/call params. Absent and
 // null arguments are an empty object; the envelope check has already
 // refused anything else that is not an object.
 func parseArgs(raw json.RawMessage) (*callArgs, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return &callArgs{raw: map[string]json.RawMessage{}, vals: map[string]any{}}, nil
+		return &callArgs{}, nil
 	}
 	members, err := objectMembers(raw)
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not an object")
 	}
-	a := &callArgs{raw: make(map[string]json.RawMessage, len(members)), vals: make(map[string]any, len(members))}
+	a := &callArgs{args: make([]callArg, 0, len(members))}
 	for _, m := range members {
-		if _, seen := a.raw[m.key]; !seen {
-			a.keys = append(a.keys, m.key)
-		}
-		a.raw[m.key] = m.value
-		if a.vals[m.key], err = jsonValue(m.value); err != nil {
+		v, err := jsonValue(m.value)
+		if err != nil {
 			return nil, fmt.Errorf("decode argument %q: %w", m.key, err)
+		}
+		if arg := a.find(m.key); arg != nil {
+			arg.raw, arg.val = m.value, v
+			continue
+		}
+		a.args = append(a.args, callArg{key: m.key, raw: m.value, val: v})
+		if a.index != nil || len(a.args) > indexAbove {
+			a.indexLast()
 		}
 	}
 	return a, nil
 }
 
-// has reports whether the client sent key (null included).
-func (a *callArgs) has(key string) bool {
-	_, ok := a.raw[key]
-	return ok
+// find returns the argument key, or nil.
+func (a *callArgs) find(key string) *callArg {
+	if a.index != nil {
+		if i, ok := a.index[key]; ok {
+			return &a.args[i]
+		}
+		return nil
+	}
+	for i := range a.args {
+		if a.args[i].key == key {
+			return &a.args[i]
+		}
+	}
+	return nil
 }
 
+// indexLast adds the last argument to the index, building the index
+// first when there is none.
+func (a *callArgs) indexLast() {
+	if a.index == nil {
+		a.index = make(map[string]int, 2*len(a.args))
+		for i, arg := range a.args {
+			a.index[arg.key] = i
+		}
+		return
+	}
+	a.index[a.args[len(a.args)-1].key] = len(a.args) - 1
+}
+
+// has reports whether the client sent key (null included).
+func (a *callArgs) has(key string) bool { return a.find(key) != nil }
+
 // get returns the decoded value of key; nil when absent or null.
-func (a *callArgs) get(key string) any { return a.vals[key] }
+func (a *callArgs) get(key string) any {
+	if arg := a.find(key); arg != nil {
+		return arg.val
+	}
+	return nil
+}
+
+// text returns the JSON text of key; nil when absent.
+func (a *callArgs) text(key string) json.RawMessage {
+	if arg := a.find(key); arg != nil {
+		return arg.raw
+	}
+	return nil
+}
 
 // prepare applies the Python hub's argument handling to a call, in its
 // order (mempalace-wire.md §2.1 steps 5 to 7): unknown keys, then the
@@ -65,24 +121,25 @@ func (a *callArgs) get(key string) any { return a.vals[key] }
 // required parameters. The errors are the JSON-RPC errors clients see.
 func (spec *toolSpec) prepare(a *callArgs, readOnly bool) error {
 	var unknown []string
-	for _, key := range a.keys {
-		if !spec.hasProp(key) && key != transportOnlyArg {
-			unknown = append(unknown, "'"+key+"'")
+	for _, arg := range a.args {
+		if !spec.hasProp(arg.key) && arg.key != transportOnlyArg {
+			unknown = append(unknown, "'"+arg.key+"'")
 		}
 	}
 	if len(unknown) > 0 {
 		return invalidParams(fmt.Sprintf("Unknown %s %s for tool %s",
 			plural("parameter", len(unknown)), strings.Join(unknown, ", "), spec.name))
 	}
-	for _, key := range a.keys {
-		if !spec.isInteger(key) {
+	for i := range a.args {
+		arg := &a.args[i]
+		if !spec.isInteger(arg.key) {
 			continue
 		}
-		n, ok := pyIntArg(a.vals[key])
+		n, ok := pyIntArg(arg.val)
 		if !ok {
-			return invalidParams(fmt.Sprintf("Invalid value for parameter '%s'", key))
+			return invalidParams(fmt.Sprintf("Invalid value for parameter '%s'", arg.key))
 		}
-		a.vals[key] = n
+		arg.val = n
 	}
 	if readOnly && spec.writer {
 		return readOnlyRefusal(spec.name)

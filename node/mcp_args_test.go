@@ -3,6 +3,8 @@ package node
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -150,6 +152,43 @@ func TestPyIntArg(t *testing.T) {
 		got, ok := pyIntArg(tc.in)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("pyIntArg(%#v) = %#v, %v; want %#v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestParseArgsOrderAndRepeats: a repeated key keeps its first place and
+// takes its last value, with few arguments (found by a scan) and with
+// many (found through the index).
+func TestParseArgsOrderAndRepeats(t *testing.T) {
+	for _, n := range []int{3, indexAbove, indexAbove + 1, 3 * indexAbove} {
+		var b strings.Builder
+		b.WriteString(`{`)
+		var want []string
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+			want = append(want, fmt.Sprintf("k%d", i))
+		}
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":"last %d",`, i, i)
+		}
+		b.WriteString(`"k0":null}`)
+		a, err := parseArgs(json.RawMessage(b.String()))
+		if err != nil {
+			t.Fatalf("%d arguments: %v", n, err)
+		}
+		if got := argKeys(a); !slices.Equal(got, want) {
+			t.Fatalf("%d arguments: keys %q, want %q", n, got, want)
+		}
+		if !a.has("k0") || a.get("k0") != nil || string(a.text("k0")) != "null" {
+			t.Fatalf("%d arguments: k0 = %v %q, want null", n, a.get("k0"), a.text("k0"))
+		}
+		for i := 1; i < n; i++ {
+			if k := fmt.Sprintf("k%d", i); a.get(k) != fmt.Sprintf("last %d", i) {
+				t.Fatalf("%d arguments: %s = %v", n, k, a.get(k))
+			}
+		}
+		if a.has("absent") || a.get("absent") != nil || a.text("absent") != nil {
+			t.Fatalf("%d arguments: an absent key is found", n)
 		}
 	}
 }

@@ -98,7 +98,7 @@ func (c *checker) metadata(key string) json.RawMessage {
 	if c.err != nil || !c.a.has(key) {
 		return nil
 	}
-	text, err := rules.Metadata(c.a.raw[key])
+	text, err := rules.Metadata(c.a.text(key))
 	c.err = err
 	return text
 }

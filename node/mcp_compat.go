@@ -49,7 +49,7 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxBody))
+	body, err := c.body(w, r)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -74,12 +74,21 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(w, r)
 }
 
+// body is the request's body: the one the node's mount has read when it
+// is within this handler's limit, else read here.
+func (c *mcpCompat) body(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if b, ok := r.Body.(*bufferedBody); ok && int64(len(b.data)) <= c.maxBody {
+		return b.data, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxBody))
+}
+
 // rpcRequest is a request body the screen let through: its members, its
 // method, and a tools/call's params and tool name.
 type rpcRequest struct {
-	env    map[string]json.RawMessage
+	env    members
 	method any
-	params map[string]json.RawMessage
+	params members
 	tool   string
 }
 
@@ -90,7 +99,7 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return req, nil, true
 	}
-	members, err := objectMembers(body)
+	env, err := objectMembers(body)
 	switch {
 	case err != nil && !json.Valid(body):
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
@@ -99,13 +108,13 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
 		return req, nil, true
 	}
-	req.env = membersMap(members)
-	id := req.env["id"]
+	req.env = env
+	id := req.env.get("id")
 	if isNull(id) {
 		w.WriteHeader(http.StatusAccepted) // a notification: no response
 		return req, nil, true
 	}
-	req.method, _ = jsonValue(req.env["method"])
+	req.method, _ = jsonValue(req.env.get("method"))
 	switch req.method {
 	case "initialize":
 		return req, withDefaultVersion(req.env, body), false
@@ -114,7 +123,7 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 	case "tools/call":
 		var code int64
 		var msg string
-		if req.params, req.tool, code, msg = c.checkCall(req.env["params"]); code != 0 {
+		if req.params, req.tool, code, msg = c.checkCall(req.env.get("params")); code != 0 {
 			writeRPCError(w, http.StatusOK, id, code, msg)
 			return req, nil, true
 		}
@@ -126,18 +135,15 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 
 // checkCall applies the hub's tools/call envelope checks in order and
 // returns the params' members and the tool; a non-zero code refuses the
-// call.
-func (c *mcpCompat) checkCall(raw json.RawMessage) (params map[string]json.RawMessage, tool string, code int64, msg string) {
-	members, err := objectMembers(raw)
-	if err != nil {
+// call. raw is a member of the validated body (or absent).
+func (c *mcpCompat) checkCall(raw json.RawMessage) (params members, tool string, code int64, msg string) {
+	params, err := validMembers(raw)
+	if err != nil || params.get("name") == nil {
 		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
 	}
-	if params = membersMap(members); params["name"] == nil {
-		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
-	}
-	name, _ := jsonValue(params["name"])
+	name, _ := jsonValue(params.get("name"))
 	tool, isString := name.(string)
-	if args := params["arguments"]; !isString || (args != nil && !isNull(args) && !isObject(args)) {
+	if args := params.get("arguments"); !isString || (args != nil && !isNull(args) && !isObject(args)) {
 		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
 	}
 	if c.tools[tool] == nil {
@@ -176,18 +182,19 @@ func pyTypeName(v any) string {
 
 // withDefaultVersion adds protocolVersion 2024-11-05 to an initialize
 // that has none, which the hub then echoes back.
-func withDefaultVersion(env map[string]json.RawMessage, body []byte) []byte {
+func withDefaultVersion(env members, body []byte) []byte {
 	params := map[string]json.RawMessage{}
-	if isObject(env["params"]) {
-		_ = json.Unmarshal(env["params"], &params) // a valid JSON object always decodes
+	if isObject(env.get("params")) {
+		_ = json.Unmarshal(env.get("params"), &params) // a valid JSON object always decodes
 	}
 	if params["protocolVersion"] != nil {
 		return body
 	}
 	params["protocolVersion"] = json.RawMessage(`"` + oldestProtocolVersion + `"`)
-	env["params"], _ = json.Marshal(params) // raw JSON values always encode
-	out, _ := json.Marshal(env)
-	return out
+	out := env.asMap()
+	out["params"], _ = json.Marshal(params) // raw JSON values always encode
+	data, _ := json.Marshal(out)
+	return data
 }
 
 func isObject(raw []byte) bool {

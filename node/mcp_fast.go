@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -68,18 +67,18 @@ func (f *fastPath) accept(r *http.Request, req rpcRequest, body []byte) (fastCal
 	if bytes.Count(body, []byte("{"))+bytes.Count(body, []byte("[")) > sdkMaxDepth {
 		return fastCall{}, false
 	}
-	if !onlyKeys(req.env, "jsonrpc", "id", "method", "params") || !isString(req.env["jsonrpc"], "2.0") {
+	if !onlyKeys(req.env, "jsonrpc", "id", "method", "params") || !isString(req.env.get("jsonrpc"), "2.0") {
 		return fastCall{}, false
 	}
-	id, ok := exactID(req.env["id"])
+	id, ok := exactID(req.env.get("id"))
 	if !ok {
 		return fastCall{}, false
 	}
 	switch {
-	case req.method == "ping" && req.env["params"] == nil:
+	case req.method == "ping" && req.env.get("params") == nil:
 		return fastCall{id: id, ping: true}, true
 	case req.method == "tools/call" && onlyKeys(req.params, "name", "arguments") && f.specs[req.tool] != nil:
-		return fastCall{id: id, tool: req.tool, args: req.params["arguments"]}, true
+		return fastCall{id: id, tool: req.tool, args: req.params.get("arguments")}, true
 	}
 	return fastCall{}, false
 }
@@ -114,34 +113,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, call fastCall) 
 	_, _ = w.Write(data)
 }
 
-// textResponse is the JSON-RPC response carrying a result of one text
-// content, as the SDK writes it: mcp.CallToolResult and mcp.TextContent
-// marshal with encoding/json's defaults (HTML characters escaped) into
-// {"content":[{"type":"text","text":...}]}, and the frame around it is
-// EncodeMessage's, result last. The result is spliced into the frame
-// rather than passed through EncodeMessage, which would copy and
-// re-validate the whole text (tens of kilobytes for a page of events)
-// only to leave compact JSON as it is.
-func textResponse(id jsonrpc.ID, text []byte) ([]byte, error) {
-	quoted, err := json.Marshal(string(text))
-	if err != nil {
-		return nil, err
-	}
-	frame, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
-	if err != nil {
-		return nil, err
-	}
-	head, ok := bytes.CutSuffix(frame, []byte(`"result":0}`))
-	if !ok {
-		return nil, fmt.Errorf("unexpected JSON-RPC frame %s", frame)
-	}
-	out := make([]byte, 0, len(frame)+len(quoted)+40)
-	out = append(out, head...)
-	out = append(out, `"result":{"content":[{"type":"text","text":`...)
-	out = append(out, quoted...)
-	return append(out, "}]}}"...), nil
-}
-
 // exactID is a request id the SDK echoes unchanged: a string without
 // escapes, or an integer literal within ±2^53.
 func exactID(raw json.RawMessage) (jsonrpc.ID, bool) {
@@ -164,9 +135,9 @@ func exactID(raw json.RawMessage) (jsonrpc.ID, bool) {
 }
 
 // onlyKeys reports whether every member of m is one of keys.
-func onlyKeys(m map[string]json.RawMessage, keys ...string) bool {
-	for k := range m {
-		if !slices.Contains(keys, k) {
+func onlyKeys(m members, keys ...string) bool {
+	for _, member := range m {
+		if !slices.Contains(keys, member.key) {
 			return false
 		}
 	}

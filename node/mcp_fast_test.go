@@ -214,6 +214,7 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		{name: "id string", body: `{"jsonrpc":"2.0","id":"req-1","method":"ping"}`, by: byFast},
 		{name: "id empty string", body: `{"jsonrpc":"2.0","id":"","method":"ping"}`, by: byFast},
 		{name: "id HTML and unicode", body: `{"jsonrpc":"2.0","id":"<&>é🙂 ","method":"ping"}`, by: byFast},
+		{name: "call id with HTML and separators", body: "{\"jsonrpc\":\"2.0\",\"id\":\"<&>\u2028\u2029\",\"method\":\"tools/call\",\"params\":{\"name\":\"mempalace_event_owed\",\"arguments\":{\"agent\":\"b\"}}}", by: byFast},
 		{name: "id with escapes", body: `{"jsonrpc":"2.0","id":"a\"b\u2028\ud800","method":"ping"}`, by: bySDK},
 		{name: "id true", body: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, by: bySDK},
 		{name: "id object", body: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, by: bySDK},

@@ -124,24 +124,24 @@ func checkParsedArgs(t *testing.T, raw []byte) {
 	isObj := isObject(trimmed) && json.Unmarshal(trimmed, &want) == nil
 	switch {
 	case len(trimmed) == 0 || string(trimmed) == "null":
-		if err != nil || len(a.keys) != 0 {
+		if err != nil || len(a.args) != 0 {
 			t.Fatalf("empty arguments: %v %v", a, err)
 		}
 		return
 	case isObj && err != nil:
 		t.Fatalf("valid object %q refused: %v", raw, err)
 	case !isObj && err == nil && json.Valid(trimmed):
-		t.Fatalf("%q is not an object but parsed as %v", raw, a.keys)
+		t.Fatalf("%q is not an object but parsed as %v", raw, argKeys(a))
 	case err != nil:
 		return
 	}
 	if !isObj {
 		return // accepted a prefix of an invalid document; the envelope check refuses those first
 	}
-	if len(a.keys) != len(want) {
-		t.Fatalf("keys %q, encoding/json reads %d", a.keys, len(want))
+	if len(a.args) != len(want) {
+		t.Fatalf("keys %q, encoding/json reads %d", argKeys(a), len(want))
 	}
-	for _, k := range a.keys {
+	for _, k := range argKeys(a) {
 		v, ok := want[k]
 		if !ok {
 			t.Fatalf("key %q not in the object", k)
@@ -154,6 +154,15 @@ func checkParsedArgs(t *testing.T, raw []byte) {
 			t.Fatalf("argument %q = %#v, encoding/json reads %#v (the last value wins)", k, a.get(k), exp)
 		}
 	}
+}
+
+// argKeys are the keys of a in order.
+func argKeys(a *callArgs) []string {
+	keys := make([]string, len(a.args))
+	for i, arg := range a.args {
+		keys[i] = arg.key
+	}
+	return keys
 }
 
 // stdJSONValue is encoding/json's reading of one value with UseNumber,

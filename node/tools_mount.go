@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 )
@@ -47,7 +46,7 @@ func (s *surface) mcpMount(next http.Handler) http.Handler {
 			writeBody(w, http.StatusRequestEntityTooLarge, contentJSON, rpcTooLarge)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		body, err := readBody(r.Body, r.ContentLength, limit)
 		switch {
 		case err != nil:
 			writeBody(w, http.StatusBadRequest, contentJSON, rpcParseError)
@@ -65,7 +64,7 @@ func (s *surface) mcpMount(next http.Handler) http.Handler {
 			}
 			defer s.clientWaits.release(client)
 		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		r.Body, r.ContentLength = newBufferedBody(body), int64(len(body))
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.MaxLongPoll + s.cfg.WriteTimeout))
 		next.ServeHTTP(w, r)
 	})
