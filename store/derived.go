@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -270,31 +269,4 @@ func indexNewEvents(ctx context.Context, tx querier) error {
 		}
 	}
 	return saveWatermarks(ctx, tx)
-}
-
-func watermark(ctx context.Context, q querier, key string) (int64, error) {
-	var v string
-	err := q.QueryRowContext(ctx, `SELECT value FROM lsnode_meta WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
-	}
-	return n, nil
-}
-
-// saveWatermarks records that everything stored so far is indexed.
-func saveWatermarks(ctx context.Context, q querier) error {
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO lsnode_meta (key, value)
-SELECT 'indexed_event_rowid', coalesce(max(rowid), 0) FROM events
-UNION ALL SELECT 'indexed_artifact_rowid', coalesce(max(rowid), 0) FROM artifacts`)
-	if err != nil {
-		return fmt.Errorf("save index watermarks: %w", err)
-	}
-	return nil
 }

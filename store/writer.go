@@ -281,34 +281,6 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 	return batch, errs, w, nil
 }
 
-// watermarkEvery is how many stored items may follow the saved indexing
-// watermarks (derived.go) before a batch saves them again. Saving costs two
-// pages per commit; a crash re-indexes at most this many items at Open,
-// which is idempotent (indexNewEvents).
-const watermarkEvery = 4096
-
-// saveFinalWatermarks saves the watermarks at Close, so a clean restart
-// re-indexes nothing.
-func (s *Store) saveFinalWatermarks() {
-	if s.unindexed == 0 {
-		return
-	}
-	ctx := context.Background()
-	if _, err := s.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		s.log.Warn("save index watermarks at close", "err", err)
-		return
-	}
-	err := saveWatermarks(ctx, s.writer)
-	if err == nil {
-		_, err = s.writer.ExecContext(ctx, "COMMIT")
-	}
-	if err != nil {
-		s.log.Warn("save index watermarks at close; the next open re-indexes the newest items", "err", errors.Join(err, rollback(ctx, s.writer)))
-		return
-	}
-	s.unindexed = 0
-}
-
 // execBare runs req without a savepoint. dirty reports a failure after
 // the request executed a statement, which only a rollback can undo.
 func (s *Store) execBare(w *writeTx, req *writeReq) (dirty bool, err error) {
