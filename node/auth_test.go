@@ -46,6 +46,7 @@ var authRoutes = []struct {
 	{"GET", "/healthz", "", false, 200},
 	{"GET", "/statusz", "", true, 200},
 	{"GET", "/metrics", "", true, 200},
+	{"GET", "/debug/pprof/heap", "", true, 200},
 	{"GET", "/logstream/stream", "", true, 200},
 	{"GET", "/logstream/events", "", true, 200},
 	{"GET", "/sync/version_vector", "", true, 200},

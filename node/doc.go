@@ -1,9 +1,10 @@
 // Package node assembles one lsnode: the store, the HTTP surface (MCP
-// tools, SSE, /logstream/events, /sync/*, /healthz, /statusz, /metrics)
-// and, as they land, replication and membership. It is the composition
-// root: it owns every goroutine it starts (Start/Shutdown, one WaitGroup),
-// the Prometheus registry (injected, served with promhttp.HandlerFor) and
-// the mapping of errors to HTTP statuses (errorStatus, one function).
+// tools, SSE, /logstream/events, /sync/*, /healthz, /statusz, /metrics,
+// /debug/pprof/) and, as they land, replication and membership. It is the
+// composition root: it owns every goroutine it starts (Start/Shutdown, one
+// WaitGroup), the Prometheus registry (injected, served with
+// promhttp.HandlerFor) and the mapping of errors to HTTP statuses
+// (errorStatus, one function).
 //
 // The HTTP surface answers as the Python hub does (mempalace-wire.md §3.7,
 // §4, §5), with these deliberate differences:

@@ -97,6 +97,9 @@ func (s *surface) lookup(gets map[string]route, mcp route, r *http.Request) rout
 		if rt, ok := gets[path]; ok {
 			return rt
 		}
+		if strings.HasPrefix(path, pprofPrefix) {
+			return pprofRoute
+		}
 		if strings.HasPrefix(path, "/sync/") {
 			return route{name: "/sync/other", auth: true, scoped: true, h: notFound}
 		}

@@ -55,6 +55,9 @@ var tkRoutes = []struct {
 	{"GET", "/readyz", "", 200, 200, 200},
 	{"GET", "/statusz", "", 401, 403, 200},
 	{"GET", "/metrics", "", 401, 403, 200},
+	{"GET", "/debug/pprof/", "", 401, 403, 200},
+	{"GET", "/debug/pprof/goroutine?debug=1", "", 401, 403, 200},
+	{"GET", "/debug/pprof/nope", "", 401, 403, 404},
 	{"GET", "/lsnode/agents", "", 401, 403, 200},
 	{"GET", "/lsnode/keys", "", 401, 403, 409}, // 409: this node runs no gossip
 	{"POST", "/lsnode/keys", `{"op":"use","key":"x"}`, 401, 403, 409},
