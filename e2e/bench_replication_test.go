@@ -162,6 +162,7 @@ func fillSourceLog(t *testing.T, dir string, n int) float64 {
 // LSNODE_BENCH_SECONDS (default 30). The delay of an event to a peer is
 // from the origin's answer to the append until the peer's SSE stream
 // delivers it; reported with the nodes' own apply-delay histograms.
+// LSNODE_BENCH_PROFILE_DIR, when set, receives a CPU profile per node.
 func TestBenchReplication_Delay(t *testing.T) {
 	requireBench(t)
 	rate, secs := envFloat("LSNODE_BENCH_RATE", 500), envFloat("LSNODE_BENCH_SECONDS", 30)
@@ -189,7 +190,11 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 		commitsBefore[i] = scrapeHistogram(t, p, "lsnode_store_commit_duration_seconds")
 		cpu[i] = readProc(p)
 	}
+	genBefore := selfCPU()
 	loadStart := time.Now()
+	// LSNODE_BENCH_PROFILE_DIR: CPU profiles of the nodes over the middle
+	// of the load (from 2 s in until 2 s before the end).
+	profiled := profileNodes(t, os.Getenv("LSNODE_BENCH_PROFILE_DIR"), nodes, 2*time.Second, time.Duration(secs-4)*time.Second)
 	load := runLoad(context.Background(), epoch, nodes, rate, time.Duration(secs*float64(time.Second)), workers)
 	if len(load.errs) > 0 {
 		t.Errorf("%d appends failed, e.g. %s", len(load.errs), load.errs[0])
@@ -200,6 +205,7 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	}
 	waitSeen(t, 5*time.Minute, ids, watchers...)
 	window := time.Since(loadStart)
+	profiled()
 	var toPeer, toAll []time.Duration
 	for _, a := range load.acked {
 		var last time.Duration
@@ -226,21 +232,27 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 		hist.Total(), r(hist.Quantile(0.5)), r(hist.Quantile(0.99)))
 	t.Logf("store write transactions (appends and applies) on all nodes, %.0f: p50 %v p99 %v",
 		commits.Total(), r(commits.Quantile(0.5)), r(commits.Quantile(0.99)))
-	var push, pull, dropped float64
+	var push, pull, dup, dropped float64
 	for _, p := range nodes {
 		m := scrapeMetrics(t, p)
 		push += metricOrZero(m, `lsnode_sync_ops_total{path="push",result="applied"}`)
 		pull += metricOrZero(m, `lsnode_sync_ops_total{path="pull",result="applied"}`)
+		dup += metricOrZero(m, `lsnode_sync_ops_total{path="push",result="duplicate"}`) +
+			metricOrZero(m, `lsnode_sync_ops_total{path="pull",result="duplicate"}`)
 		dropped += metricOrZero(m, "lsnode_sync_push_dropped_total")
 	}
-	t.Logf("ops applied on all nodes since start: %.0f by push, %.0f by pull; push drops %.0f", push, pull, dropped)
+	t.Logf("ops applied on all nodes since start: %.0f by push, %.0f by pull; %.0f duplicates received; push drops %.0f", push, pull, dup, dropped)
 	var rows []string
+	var cpuSum time.Duration
 	for i, p := range nodes {
 		after := readProc(p)
+		cpuSum += after.CPU - cpu[i].CPU
 		rows = append(rows, fmt.Sprintf("node %d: CPU %.0f%% of a core, RSS %s, peak %s", i,
 			100*(after.CPU-cpu[i].CPU).Seconds()/window.Seconds(), mib(after.RSS), mib(after.HWM)))
 	}
-	t.Logf("per node over the load window (load average %s):\n%s", loadAverage(), strings.Join(rows, "\n"))
+	t.Logf("per node over the load window (load average %s); all nodes' CPU per appended event %.0f µs; the test process (load and SSE readers) %.0f%% of a core:\n%s",
+		loadAverage(), float64(cpuSum.Microseconds())/float64(max(len(load.acked), 1)),
+		100*(selfCPU()-genBefore).Seconds()/window.Seconds(), strings.Join(rows, "\n"))
 	return quantile(toAll, 0.99)
 }
 
