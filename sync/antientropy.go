@@ -92,10 +92,27 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 	if v.GetReply() {
 		out = append(out, l.vector(v.GetRound(), local, false, now))
 	}
-	if len(wants) > 0 && l.pull == nil {
+	switch {
+	case len(wants) == 0 || l.pull != nil:
+	case l.caughtUp:
+		l.pullAfter = now.Add(l.cfg.TickInterval)
+	default:
 		out = append(out, l.startPull(wants, now))
 	}
 	return out
+}
+
+// pullLate starts the pull a round left to the first tick after
+// pullAfter (onVector), for what pushes have not brought meanwhile.
+func (l *Link) pullLate(now time.Time) []*pb.Frame {
+	if l.pullAfter.IsZero() || now.Before(l.pullAfter) || l.pull != nil {
+		return nil
+	}
+	l.pullAfter = time.Time{}
+	if wants := missing(l.log.VersionVector(), l.peerHas, l.self); len(wants) > 0 {
+		return []*pb.Frame{l.startPull(wants, now)}
+	}
+	return nil
 }
 
 func (l *Link) vector(round uint64, vv map[string]int64, reply bool, now time.Time) *pb.Frame {

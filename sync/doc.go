@@ -16,7 +16,7 @@
 // Replicator is the runtime around it: one gRPC Session stream per
 // connected pair (lsnode.v1.Replication), a dial loop per configured peer,
 // inbound sessions through RegisterGRPC, and one Log subscription fanned
-// out to every session for live push.
+// out for live push to one session per peer.
 //
 // # Protocol
 //
@@ -31,7 +31,10 @@
 //     Digest holds a 16-byte hash of the version vector, so an idle round
 //     is two small frames whatever the number of origins. On a mismatch
 //     both ends exchange full vectors and each pulls, per origin, the range
-//     after its own top, third-party origins included (relay).
+//     after its own top, third-party origins included (relay). An end that
+//     was following waits one tick first and pulls only what pushes have
+//     not brought meanwhile: at a high rate a round always sees ops in
+//     flight.
 //  3. Pull. A Pull names ranges; the answer is at most PullWindow Batch
 //     frames, each bounded by BatchOps and BatchBytes and carrying the
 //     artifacts its events name ahead of them. Each batch is applied in one
@@ -69,8 +72,9 @@
 //   - An origin whose next op is quarantined at the receiver (a conflict)
 //     stops advancing there, by the store's prefix rule; other origins go
 //     on. The range is offered again every round until an operator acts.
-//   - Two nodes that both list each other run two sessions, and pushes
-//     flow on both; this is wasteful, not wrong.
+//   - Two nodes that both list each other run two sessions. Each node
+//     pushes on one of them only (its outbound one), so no op crosses
+//     twice; rounds and pulls run on both.
 //   - The offset estimate is off by up to half the round trip.
 //
 // # Concurrency

@@ -26,12 +26,15 @@ type preverified struct {
 // preverify checks, on up to in.workers goroutines joined before it
 // returns, the signatures of the batch's ops whose origin has a pinned
 // key and that name no artifact (their digests are the loop's business).
-func (in *Integrity) preverify(b *pb.Batch) *preverified {
+// Ops at or below held[origin] are skipped: the loop's check leaves them
+// to the store, which compares them with the op it holds, so verifying
+// them (a relayed copy of an op that arrived directly) is wasted work.
+func (in *Integrity) preverify(b *pb.Batch, held map[string]int64) *preverified {
 	ops := b.GetOps()
 	var todo []int
 	keys := make([]ed25519.PublicKey, len(ops))
 	for i, w := range ops {
-		if len(w.GetSignature()) == 0 || len(w.GetArtifactIds()) > 0 {
+		if len(w.GetSignature()) == 0 || len(w.GetArtifactIds()) > 0 || w.GetOriginSeq() <= held[w.GetOriginReplica()] {
 			continue
 		}
 		if k := in.pinnedKey(w.GetOriginReplica()); k != nil {

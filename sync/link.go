@@ -53,7 +53,12 @@ type Link struct {
 
 	pull     *pullState
 	lastPull uint64
-	lastSync time.Time
+	// pullAfter is set when a round found ops the peer holds and this end
+	// lacks while it was following: they are most likely pushes in flight
+	// (between nodes that list each other, on the other session), so the
+	// first tick from then pulls only what is still missing (pullLate).
+	pullAfter time.Time
+	lastSync  time.Time
 
 	pre       *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
 	deferSign bool         // the session's writer signs own ops (integrity_pipeline.go)
@@ -161,7 +166,7 @@ func (l *Link) Tick(now time.Time) ([]*pb.Frame, error) {
 	if l.dialer && !now.Before(l.nextRound) {
 		l.needRound = true
 	}
-	return l.maybeRound(now), nil
+	return append(l.pullLate(now), l.maybeRound(now)...), nil
 }
 
 // Lagged tells the link that committed ops were not offered to Local (a

@@ -6,7 +6,7 @@ import (
 )
 
 // registerPushGauges exports the push side of the open sessions, read at
-// scrape time: how many sessions push to a following peer, how many
+// scrape time: how many push sessions (one per peer) have a following peer, how many
 // committed op lists wait in their push queues (Config.LocalQueue each),
 // and how many bytes wait in their send queues (Config.OutboxBytes each).
 func (r *Replicator) registerPushGauges(reg prometheus.Registerer) {
@@ -19,11 +19,11 @@ func (r *Replicator) registerPushGauges(reg prometheus.Registerer) {
 		Help: "Open sessions whose peer follows: new local and relayed ops are pushed to it.",
 	}, func() float64 {
 		n := 0
-		r.eachSession(func(s *session) {
-			if st := s.status.Load(); st.Ready && st.PeerFollows {
+		for _, s := range r.pushSessions() {
+			if s.status.Load().PeerFollows {
 				n++
 			}
-		})
+		}
 		return float64(n)
 	})
 	f.NewGaugeFunc(prometheus.GaugeOpts{

@@ -14,7 +14,8 @@ import (
 
 // Replicator keeps this node's log converged with its peers': it dials
 // every added peer and serves inbound sessions (RegisterGRPC), each session
-// running a Link. One subscription to the log feeds every session's push.
+// running a Link. One subscription to the log feeds the push of one
+// session per peer (pushSessions).
 //
 // Goroutines: the fan-out loop, one dial loop per outbound peer, and per
 // session a reader and a writer; all are started through goFunc and joined
@@ -39,6 +40,7 @@ type Replicator struct {
 		started, stopped bool
 		peers            map[string]*outPeer // by address
 		sessions         map[*session]struct{}
+		tracked          uint64 // sessions tracked so far (session.order)
 	}
 }
 
@@ -229,14 +231,16 @@ func (r *Replicator) track(s *session, add bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if add {
+		r.mu.tracked++
+		s.order = r.mu.tracked
 		r.mu.sessions[s] = struct{}{}
 	} else {
 		delete(r.mu.sessions, s)
 	}
 }
 
-// fanOut hands every committed op list to every session without
-// blocking. If the subscription lags it resubscribes and tells every
+// fanOut hands every committed op list to every push session
+// (pushSessions) without blocking. If the subscription lags it resubscribes and tells every
 // session to ask its peer for a round.
 func (r *Replicator) fanOut(sub Subscription) {
 	defer func() { sub.Close() }()
@@ -254,7 +258,9 @@ func (r *Replicator) fanOut(sub Subscription) {
 				continue
 			}
 			r.lag.committed(ops)
-			r.eachSession(func(s *session) { s.offer(ops) })
+			for _, s := range r.pushSessions() {
+				s.offer(ops)
+			}
 		}
 	}
 }

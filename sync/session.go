@@ -39,6 +39,7 @@ type session struct {
 	lagged atomic.Bool     // local ops were dropped for this session
 	kick   chan struct{}
 	status atomic.Pointer[LinkStatus]
+	order  uint64 // when it was tracked, for Replicator.pushSessions; set under Replicator.mu
 }
 
 func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
@@ -128,9 +129,10 @@ func (s *session) run(ctx context.Context) error {
 			f := in.f
 			s.r.m.frame("received", FrameKind(f), proto.Size(f))
 			s.link.setPreverified(in.pre)
+			follows := s.link.peerFollows
 			out, err = s.link.Handle(ctx, f, s.now())
-			if f.GetHello() != nil {
-				s.refresh()
+			if f.GetHello() != nil || s.link.peerFollows != follows {
+				s.refresh() // pushSessions picks by these two
 			}
 		case ops := <-s.local:
 			out, err = s.link.Local(ctx, s.moreLocal(ops))
@@ -205,7 +207,7 @@ func (s *session) read(ctx context.Context, inbox chan<- inboxFrame, errc chan<-
 		}
 		in := inboxFrame{f: f}
 		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
-			in.pre = s.r.cfg.Integrity.preverify(b)
+			in.pre = s.r.cfg.Integrity.preverify(b, s.r.log.VersionVector())
 		}
 		select {
 		case inbox <- in:
