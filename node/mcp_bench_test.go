@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,9 +32,10 @@ const benchToken = "bench-token"
 // 32 clients of the lean load generator (loadgen_bench_test.go) post bare
 // tools/call requests (no initialize, a bearer token) to the node's HTTP
 // surface - the request policy, the MCP mount and handler - backed by a
-// real store in a temp dir ("sqlite") or by a store that only echoes the
-// event ("none": the HTTP and tool layers alone), and once more with the
-// SDK answering instead of the fast path. For the ratios, in the same
+// real store in a temp dir ("sqlite"; with "idle-waits=32", while 32
+// event_waits block in the store on a stream nothing is appended to) or by
+// a store that only echoes the event ("none": the HTTP and tool layers
+// alone), and once more with the SDK answering instead of the fast path. For the ratios, in the same
 // process: the raw SQLite rate ("raw", as store.BenchmarkRawInsert
 // measures it), the store's own rate (32 goroutines calling Append,
 // "direct"), and the floor of the load generator and net/http with a
@@ -42,9 +44,10 @@ const benchToken = "bench-token"
 func BenchmarkMCPAppend(b *testing.B) {
 	b.Run("raw", benchRawInsert)
 	b.Run("direct", benchDirectAppend)
-	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, nil, "") })
-	b.Run("store=none", func(b *testing.B) { benchAppend(b, &echoLog{}, "") })
-	b.Run("store=none,via=sdk", func(b *testing.B) { benchAppend(b, &echoLog{}, `"_meta":{},`) })
+	b.Run("store=sqlite", func(b *testing.B) { benchAppend(b, nil, "", 0) })
+	b.Run("store=sqlite,idle-waits=32", func(b *testing.B) { benchAppend(b, nil, "", 32) })
+	b.Run("store=none", func(b *testing.B) { benchAppend(b, &echoLog{}, "", 0) })
+	b.Run("store=none,via=sdk", func(b *testing.B) { benchAppend(b, &echoLog{}, `"_meta":{},`, 0) })
 	b.Run("canned", benchCanned)
 }
 
@@ -122,8 +125,9 @@ func benchDirectAppend(b *testing.B) {
 }
 
 // benchAppend runs the load against a node surface on st (nil: a real
-// store in a temp dir) and checks that the log took every call.
-func benchAppend(b *testing.B, st MCPStore, extra string) {
+// store in a temp dir, with idle waits blocked in it on another stream)
+// and checks that the log took every call.
+func benchAppend(b *testing.B, st MCPStore, extra string, idle int) {
 	var count func() int64
 	if st == nil {
 		real, err := store.Open(context.Background(), store.Config{Dir: b.TempDir()})
@@ -131,6 +135,7 @@ func benchAppend(b *testing.B, st MCPStore, extra string) {
 			b.Fatal(err)
 		}
 		defer real.Close()
+		defer idleWaits(b, real, idle)()
 		st = real
 		count = func() int64 {
 			stats, err := real.Stats(context.Background())
@@ -304,10 +309,20 @@ func benchCanned(b *testing.B) {
 // append (made directly on the store) to the waiter's HTTP response. It
 // splits that into the store's part (the start of the append to the return
 // of store.Wait: the commit, the wake-up and the re-read) and the reply's
-// (rendering, the HTTP response, the client receiving it).
+// (rendering, the HTTP response, the client receiving it). With idle=N,
+// N more waits block in the store on a stream nothing is appended to, as
+// other agents' waits would.
 func BenchmarkMCPWaitWake(b *testing.B) {
+	for _, idle := range []int{0, 32} {
+		b.Run(fmt.Sprintf("idle=%d", idle), func(b *testing.B) { benchWaitWake(b, idle) })
+	}
+}
+
+func benchWaitWake(b *testing.B, idle int) {
 	h, probe := newProbedHarness(b, MCPOptions{})
 	ctx := context.Background()
+	stopIdle := idleWaits(b, h.store, idle)
+	defer stopIdle()
 	in := store.AppendInput{Type: "bench.wake", Stream: "s", Room: "r", FromAgent: "a"}
 	last, err := h.store.Append(ctx, in)
 	if err != nil {
@@ -345,6 +360,29 @@ func BenchmarkMCPWaitWake(b *testing.B) {
 	b.ReportMetric(ms(percentile(appends, 0.50)), "append-p50-ms")
 	b.ReportMetric(ms(percentile(stores, 0.99)), "store-p99-ms")
 	b.ReportMetric(ms(percentile(replies, 0.99)), "reply-p99-ms")
+}
+
+// idleWaits starts n goroutines waiting in st, one wait after another, on
+// a stream nothing is appended to; the returned func stops and joins them.
+func idleWaits(b *testing.B, st *store.Store, n int) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if _, _, err := st.Wait(ctx, store.Filter{Stream: "idle"}, time.Minute); err != nil && ctx.Err() == nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
 
 func percentile(d []time.Duration, q float64) time.Duration {
