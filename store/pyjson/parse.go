@@ -238,6 +238,14 @@ func decodeStr(text []byte, plain bool) (string, error) {
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *parser) number() (any, error) {
 	start := p.pos
+	if err := p.skipNumber(); err != nil {
+		return nil, err
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
+
+// skipNumber moves past the number at pos, checking its grammar.
+func (p *parser) skipNumber() error {
 	if p.data[p.pos] == '-' {
 		p.pos++
 	}
@@ -245,12 +253,12 @@ func (p *parser) number() (any, error) {
 	case p.pos < len(p.data) && p.data[p.pos] == '0':
 		p.pos++
 	case p.digits() == 0:
-		return nil, p.fail("invalid number")
+		return p.fail("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if p.digits() == 0 {
-			return nil, p.fail("invalid number")
+			return p.fail("invalid number")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -259,10 +267,10 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if p.digits() == 0 {
-			return nil, p.fail("invalid number")
+			return p.fail("invalid number")
 		}
 	}
-	return json.Number(p.data[start:p.pos]), nil
+	return nil
 }
 
 // digits consumes a run of decimal digits and returns its length.

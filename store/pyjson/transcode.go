@@ -212,7 +212,7 @@ func (e *encoder) transcodeString(p *parser) error {
 // rules.
 func (e *encoder) transcodeNumber(p *parser) error {
 	start := p.pos
-	if _, err := p.number(); err != nil {
+	if err := p.skipNumber(); err != nil {
 		return errTranscode
 	}
 	text := p.data[start:p.pos]
