@@ -241,6 +241,10 @@ func (w *keepWriter) WriteHeader(code int) {
 	}
 }
 
+// SetWriteDeadline lets the mount widen the deadline, as it does on a
+// connection.
+func (w *keepWriter) SetWriteDeadline(time.Time) error { return nil }
+
 func (w *keepWriter) Write(p []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	w.body = append(w.body, p...)

@@ -35,12 +35,14 @@ func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 // mount), which the MCP handler takes as it is instead of reading and
 // copying it again.
 type bufferedBody struct {
-	*bytes.Reader
+	bytes.Reader
 	data []byte
 }
 
 func newBufferedBody(data []byte) *bufferedBody {
-	return &bufferedBody{Reader: bytes.NewReader(data), data: data}
+	b := &bufferedBody{data: data}
+	b.Reset(data)
+	return b
 }
 
 func (*bufferedBody) Close() error { return nil }

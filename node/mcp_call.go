@@ -101,7 +101,8 @@ func (t *mcpTools) settle(spec *toolSpec, payload any, err error) ([]byte, strin
 	switch {
 	case err == nil:
 		if spec.writer {
-			payload = append(pyjson.Object{{Key: "success", Value: true}}, payload.(pyjson.Object)...)
+			members := payload.(pyjson.Object)
+			payload = append(append(make(pyjson.Object, 0, len(members)+1), pyjson.Member{Key: "success", Value: true}), members...)
 		}
 		return t.text(spec, payload, outcomeOK)
 	case errors.As(err, &fail), errors.As(err, &rule), errors.As(err, &valid):
