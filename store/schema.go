@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
 // rebuilt from events when missing (a file last written by the Python hub).
 // lsnode_owed is kept in the order Owed pages it (by agent, then HLC) with
 // no rowid, so an owed row costs two b-tree inserts (the table and the
-// thread index) instead of four. An index an earlier version kept is
+// thread index) instead of four, and one when it has no thread (the thread
+// index is partial: closing a thread names one). An index an earlier version kept is
 // dropped: lsnode_events_from_agent_idx, which dirtied one page per
 // writing agent in every commit (a third of the 32-agent append rate) to
 // serve only the roster, now a pass over the HLC index (Agents).
@@ -110,7 +111,7 @@ CREATE TABLE IF NOT EXISTS lsnode_owed (
     correlation_id TEXT,
     PRIMARY KEY (agent, hlc, origin_replica, origin_seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id);
+CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id) WHERE correlation_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
 DROP INDEX IF EXISTS lsnode_events_from_agent_idx;
 `
