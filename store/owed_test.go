@@ -251,15 +251,7 @@ func TestOwed_HLCFallbackWithoutContext(t *testing.T) {
 }
 
 func TestOwed_SurvivesReopenAndReindex(t *testing.T) {
-	dir := t.TempDir()
-	wall := hlc.NewManualClock(testClockStart)
-	s := openReplicaAt(t, dir, repA, wall)
-	e := mustAppend(t, s, ask("boss", "w", "c"))
-	mustAppend(t, s, ask("boss", "w", "d"))
-	mustAppend(t, s, reply("w", "boss", "d", "applied"))
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, wall, e := owedFixture(t, nil)
 	// Drop the derived tables and the watermark, as if the file had been
 	// last written by the Python hub: Open rebuilds them from the events.
 	raw := openRawDB(t, dir)
@@ -276,15 +268,7 @@ func TestOwed_SurvivesReopenAndReindex(t *testing.T) {
 // TestOwed_OldDerivedLayoutRebuilt: a file whose lsnode_owed predates the
 // correlation_id column opens, and its derived tables are rebuilt.
 func TestOwed_OldDerivedLayoutRebuilt(t *testing.T) {
-	dir := t.TempDir()
-	wall := hlc.NewManualClock(testClockStart)
-	s := openReplicaAt(t, dir, repA, wall)
-	e := mustAppend(t, s, ask("boss", "w", "c"))
-	mustAppend(t, s, ask("boss", "w", "d"))
-	mustAppend(t, s, reply("w", "boss", "d", "applied"))
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, wall, e := owedFixture(t, nil)
 	raw := openRawDB(t, dir)
 	for _, q := range []string{`DROP TABLE lsnode_owed`, `CREATE TABLE lsnode_owed (event_id TEXT PRIMARY KEY, agent TEXT NOT NULL,
 stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_seq INTEGER NOT NULL)`,
@@ -305,16 +289,8 @@ stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_se
 // re-derived from the closures and idempotency keys it holds, and later
 // closures still find them.
 func TestOwed_RowidLayoutRebuilt(t *testing.T) {
-	dir := t.TempDir()
-	wall := hlc.NewManualClock(testClockStart)
-	s := openReplicaAt(t, dir, repA, wall)
-	e := mustAppend(t, s, ask("boss", "w", "c"))
-	mustAppend(t, s, ask("boss", "w", "d"))
-	mustAppend(t, s, reply("w", "boss", "d", "applied"))
-	f := mustAppend(t, s, ask("boss", "v", "e"))
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	var f Event
+	dir, wall, e := owedFixture(t, func(s *Store) { f = mustAppend(t, s, ask("boss", "v", "e")) })
 	raw := openRawDB(t, dir)
 	for _, q := range []string{`DROP TABLE lsnode_owed`, `CREATE TABLE lsnode_owed (event_id TEXT PRIMARY KEY, agent TEXT NOT NULL,
 stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_seq INTEGER NOT NULL, correlation_id TEXT)`,
@@ -333,4 +309,24 @@ stream TEXT NOT NULL, hlc TEXT NOT NULL, origin_replica TEXT NOT NULL, origin_se
 	}
 	wantOwed(t, s2, "w")
 	wantOwed(t, s2, "v", f.ID)
+}
+
+// owedFixture writes a closed data dir in which "w" owes e (a second ask
+// to "w" was answered); more, when given, writes further before the
+// close.
+func owedFixture(t *testing.T, more func(*Store)) (dir string, wall *hlc.ManualClock, e Event) {
+	t.Helper()
+	dir = t.TempDir()
+	wall = hlc.NewManualClock(testClockStart)
+	s := openReplicaAt(t, dir, repA, wall)
+	e = mustAppend(t, s, ask("boss", "w", "c"))
+	mustAppend(t, s, ask("boss", "w", "d"))
+	mustAppend(t, s, reply("w", "boss", "d", "applied"))
+	if more != nil {
+		more(s)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, wall, e
 }
