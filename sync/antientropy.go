@@ -77,6 +77,7 @@ func (l *Link) onDigestReply(r *pb.DigestReply, now time.Time) {
 // what this end lacks.
 func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 	l.peerFollows = v.GetFollow()
+	l.peerDirect = originSet(v.GetDirectOrigins())
 	raiseVector(l.peerHas, v.GetEntries())
 	if v.GetReply() && l.roundActive && v.GetRound() == l.round {
 		l.roundActive = false
@@ -122,7 +123,27 @@ func (l *Link) vector(round uint64, vv map[string]int64, reply bool, now time.Ti
 		Reply:         reply,
 		SentUnixNanos: now.UnixNano(),
 		Follow:        l.caughtUp,
+		DirectOrigins: l.directOrigins(),
 	}}}
+}
+
+func (l *Link) directOrigins() []string {
+	if l.direct == nil {
+		return nil
+	}
+	return l.direct()
+}
+
+// originSet is the set of origins named (nil for none).
+func originSet(origins []string) map[string]bool {
+	if len(origins) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(origins))
+	for _, o := range origins {
+		set[o] = true
+	}
+	return set
 }
 
 // startPull asks for the ranges after wants' positions.

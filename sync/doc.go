@@ -43,7 +43,10 @@
 //  4. Push. An end that is caught up says so (follow) in every Digest,
 //     DigestReply and Vector; the peer then pushes every op committed
 //     locally (its own and relayed ones) that the follower is not known to
-//     hold.
+//     hold, on one session per peer. Every Vector also lists the origins
+//     its sender follows on a session with the origin itself
+//     (direct_origins); their ops are not relayed to it, so in a full mesh
+//     each op reaches each node once.
 //
 // # Guarantees
 //

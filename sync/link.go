@@ -43,6 +43,11 @@ type Link struct {
 	// check; it then asks the peer to push (follow).
 	caughtUp    bool
 	peerFollows bool
+	// direct lists the origins this node follows on a session with the
+	// origin itself (nil: none told); peerDirect is the peer's list from
+	// its latest Vector. Local relays no op of those origins to the peer.
+	direct     func() []string
+	peerDirect map[string]bool
 
 	round       uint64
 	roundActive bool
@@ -179,6 +184,12 @@ func (l *Link) Lagged(now time.Time) []*pb.Frame {
 	l.needRound = true
 	return l.maybeRound(now)
 }
+
+// SetDirect gives the link the origins this node follows on a session
+// with the origin itself; its Vectors tell the peer, which then does not
+// relay their ops here. Without it the link tells none (every op may be
+// relayed here, as before).
+func (l *Link) SetDirect(direct func() []string) { l.direct = direct }
 
 // Peer returns the peer's replica id once the handshake is done.
 func (l *Link) Peer() string { return l.peer }

@@ -2,6 +2,7 @@ package lssync
 
 import (
 	"context"
+	"slices"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
@@ -11,8 +12,11 @@ import (
 // applied from any peer) for live push. They are sent only when the peer
 // follows (it was caught up at its last check) and only those the peer is
 // not known to hold, so ops are relayed but not echoed back to where they
-// came from. A push that the peer cannot apply in order is deferred there
-// and repaired by its next pull.
+// came from. Ops of an origin the peer follows directly (its Vector's
+// direct_origins) are not relayed either: the origin pushes them. A push
+// that the peer cannot apply in order is deferred there and repaired by
+// its next pull; a relay skipped while the peer's direct session was
+// failing, by its next round.
 func (l *Link) Local(ctx context.Context, ops []store.Op) ([]*pb.Frame, error) {
 	if !l.ready || !l.peerFollows {
 		return nil, nil
@@ -20,7 +24,8 @@ func (l *Link) Local(ctx context.Context, ops []store.Op) ([]*pb.Frame, error) {
 	b := newBatcher(l, 0, 0)
 	for _, op := range ops {
 		e := op.Event
-		if e.OriginReplica == l.peer || e.OriginSeq <= l.peerHas[e.OriginReplica] {
+		if e.OriginReplica == l.peer || e.OriginSeq <= l.peerHas[e.OriginReplica] ||
+			(e.OriginReplica != l.self && l.peerDirect[e.OriginReplica]) {
 			continue
 		}
 		if err := b.add(ctx, op); err != nil {
@@ -69,4 +74,17 @@ func pushBefore(a, b *session) bool {
 		return a.dir == "outbound"
 	}
 	return a.order < b.order
+}
+
+// directOrigins lists, sorted, the peers this node follows on a ready
+// session: the origins whose ops they push to it themselves (Link.SetDirect).
+func (r *Replicator) directOrigins() []string {
+	var out []string
+	r.eachSession(func(s *session) {
+		if st := s.status.Load(); st.Ready && st.CaughtUp && st.PeerReplicaID != "" && !slices.Contains(out, st.PeerReplicaID) {
+			out = append(out, st.PeerReplicaID)
+		}
+	})
+	slices.Sort(out)
+	return out
 }

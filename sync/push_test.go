@@ -41,3 +41,24 @@ func TestPushSessions_OnePerPeer(t *testing.T) {
 		t.Errorf("after the outbound session ended, the inbound one to rep_x does not push")
 	}
 }
+
+// The origins a node follows directly are the peers of its ready,
+// caught-up sessions, each once, sorted.
+func TestDirectOrigins_FollowedPeers(t *testing.T) {
+	r := &Replicator{}
+	r.mu.sessions = map[*session]struct{}{}
+	for _, st := range []LinkStatus{
+		{PeerReplicaID: "rep_y", Ready: true, CaughtUp: true},
+		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true},
+		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true}, // the other session of a mutual pair
+		{PeerReplicaID: "rep_z", Ready: true},                 // still pulling
+		{PeerReplicaID: "rep_w", CaughtUp: true},              // ended
+	} {
+		s := &session{}
+		s.status.Store(&st)
+		r.track(s, true)
+	}
+	if got, want := r.directOrigins(), []string{"rep_x", "rep_y"}; !slices.Equal(got, want) {
+		t.Errorf("direct origins %v, want %v", got, want)
+	}
+}

@@ -54,6 +54,7 @@ func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 		kick:   make(chan struct{}, 1),
 	}
 	s.status.Store(&LinkStatus{})
+	s.link.SetDirect(r.directOrigins)
 	if r.cfg.Integrity != nil {
 		s.link.signInWriter()
 	}

@@ -431,6 +431,12 @@ type Vector struct {
 	Reply         bool                   `protobuf:"varint,3,opt,name=reply,proto3" json:"reply,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,5,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	Follow        bool                   `protobuf:"varint,6,opt,name=follow,proto3" json:"follow,omitempty"`
+	// The origins the sender follows on a session with the origin itself:
+	// their new ops are pushed to it straight from them, so the receiver
+	// does not relay their ops to it (its own ops are pushed regardless).
+	// Every Vector restates the whole set; Digest and DigestReply carry
+	// none, so an idle round stays small.
+	DirectOrigins []string `protobuf:"bytes,7,rep,name=direct_origins,json=directOrigins,proto3" json:"direct_origins,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -498,6 +504,13 @@ func (x *Vector) GetFollow() bool {
 		return x.Follow
 	}
 	return false
+}
+
+func (x *Vector) GetDirectOrigins() []string {
+	if x != nil {
+		return x.DirectOrigins
+	}
+	return nil
 }
 
 // VectorEntry is one origin of a version vector.
@@ -1104,13 +1117,14 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\vDigestReply\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
-	"\x06follow\x18\x04 \x01(\bR\x06followJ\x04\b\x02\x10\x03\"\xac\x01\n" +
+	"\x06follow\x18\x04 \x01(\bR\x06followJ\x04\b\x02\x10\x03\"\xd3\x01\n" +
 	"\x06Vector\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x120\n" +
 	"\aentries\x18\x02 \x03(\v2\x16.lsnode.v1.VectorEntryR\aentries\x12\x14\n" +
 	"\x05reply\x18\x03 \x01(\bR\x05reply\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x05 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
-	"\x06follow\x18\x06 \x01(\bR\x06followJ\x04\b\x04\x10\x05\"7\n" +
+	"\x06follow\x18\x06 \x01(\bR\x06follow\x12%\n" +
+	"\x0edirect_origins\x18\a \x03(\tR\rdirectOriginsJ\x04\b\x04\x10\x05\"7\n" +
 	"\vVectorEntry\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\"e\n" +
