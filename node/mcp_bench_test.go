@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -168,20 +169,21 @@ func runBenchLoad(b *testing.B, target loadTarget) {
 	cpu.report(b)
 }
 
-// benchSurface serves st at POST /mcp through the node's HTTP surface, as
-// Node.listen builds it, with benchToken as the shared token; it returns
-// the base URL.
+// benchSurface serves st at POST /mcp through the node's HTTP surface and
+// HTTP server, as Node.listen builds them, with benchToken as the shared
+// token; it returns the base URL.
 func benchSurface(b *testing.B, st MCPStore) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return serveBench(b, ln, benchHandler(b, st, ln.Addr().(*net.TCPAddr).Port))
+	n := benchNode(b, st, ln.Addr().(*net.TCPAddr).Port)
+	return serveBench(b, ln, newHTTPServer(n.cfg, n.surface.handler(), n.log, nil))
 }
 
-// benchHandler is the root handler of a node surface bound to port on
-// loopback, serving st at POST /mcp.
-func benchHandler(b *testing.B, st MCPStore, port int) http.Handler {
+// benchNode is a node whose HTTP surface, bound to port on loopback,
+// serves st at POST /mcp; nothing is started.
+func benchNode(b *testing.B, st MCPStore, port int) *Node {
 	cfg := DefaultConfig()
 	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
 	n, err := New(cfg)
@@ -190,7 +192,7 @@ func benchHandler(b *testing.B, st MCPStore, port int) http.Handler {
 	}
 	n.surface = n.newSurface("127.0.0.1", port, "http")
 	n.surface.mcp = n.newMCPHandler(st)
-	return n.surface.handler()
+	return n
 }
 
 // BenchmarkMCPHandler is the CPU of one event_append call in the node's
@@ -201,7 +203,7 @@ func benchHandler(b *testing.B, st MCPStore, port int) http.Handler {
 // less with the machine's load than BenchmarkMCPAppend; cpu-us/op (the
 // process's, garbage collection included) least.
 func BenchmarkMCPHandler(b *testing.B) {
-	h := benchHandler(b, &echoLog{}, 8765)
+	h := benchNode(b, &echoLog{}, 8765).surface.handler()
 	body := []byte(loadBody("", "000000001"))
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
@@ -251,10 +253,9 @@ func (w *keepWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// serveBench serves h on ln until the benchmark ends; it returns the base
+// serveBench runs srv on ln until the benchmark ends; it returns the base
 // URL.
-func serveBench(b *testing.B, ln net.Listener, h http.Handler) string {
-	srv := &http.Server{Handler: h}
+func serveBench(b *testing.B, ln net.Listener, srv *http.Server) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -282,9 +283,9 @@ func (l *echoLog) Append(_ context.Context, in store.AppendInput) (store.Written
 	}}, nil
 }
 
-// benchCanned is the load generator against net/http and a handler that
-// reads the call and fills in a template answer: the floor under the
-// other variants' CPU per call.
+// benchCanned is the load generator against an HTTP server with the
+// node's settings and a handler that reads the call and fills in a
+// template answer: the floor under the other variants' CPU per call.
 func benchCanned(b *testing.B) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -293,7 +294,7 @@ func benchCanned(b *testing.B) {
 	head := []byte(`{"jsonrpc":"2.0","id":"`)
 	mid := []byte(loadAnswerHead + `evt_canned\",\n    \"body\": \"`)
 	tail := []byte(`\"` + loadAnswerTail)
-	base := serveBench(b, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	canned := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		i := bytes.Index(body, []byte(`"id":"`))
 		if err != nil || i < 0 || len(body) < i+6+loadTagWidth {
@@ -304,7 +305,8 @@ func benchCanned(b *testing.B) {
 		out := slices.Concat(head, tag, mid, tag, tail)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
-	}))
+	})
+	base := serveBench(b, ln, newHTTPServer(DefaultConfig(), canned, slog.New(slog.DiscardHandler), nil))
 	runBenchLoad(b, newLoadTarget(base, ""))
 }
 
