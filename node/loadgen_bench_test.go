@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -226,4 +230,56 @@ func (c *loadConn) check(tag []byte) error {
 		return fmt.Errorf("answer without the call's body %s: %s", tag, c.body)
 	}
 	return nil
+}
+
+// TestLoadGeneratorChecksAnswers: the load generator takes a right answer
+// and refuses every kind of wrong one, so a benchmark cannot count calls
+// the server did not answer as asked.
+func TestLoadGeneratorChecksAnswers(t *testing.T) {
+	right := func(tag string) string {
+		return `{"jsonrpc":"2.0","id":"` + tag + loadAnswerHead + `evt_1\",\n    \"body\": \"` + tag + `\"` + loadAnswerTail
+	}
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter, tag string)
+		ok     bool
+	}{
+		{"right", func(w http.ResponseWriter, tag string) { _, _ = io.WriteString(w, right(tag)) }, true},
+		{"status 500", func(w http.ResponseWriter, tag string) {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, right(tag))
+		}, false},
+		{"another id", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, strings.Replace(right(tag), `"id":"`+tag, `"id":"x`+tag[1:], 1))
+		}, false},
+		{"success false", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, strings.Replace(right(tag), "true", "false", 1))
+		}, false},
+		{"no event id", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, strings.Replace(right(tag), "evt_1", "", 1))
+		}, false},
+		{"another body", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, strings.Replace(right(tag), `\"body\": \"`+tag, `\"body\": \"x`+tag[1:], 1))
+		}, false},
+		{"cut short", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, strings.TrimSuffix(right(tag), "}"))
+		}, false},
+		{"chunked", func(w http.ResponseWriter, tag string) {
+			_, _ = io.WriteString(w, right(tag))
+			w.(http.Flusher).Flush()
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				_, rest, _ := strings.Cut(string(body), `"id":"`)
+				tc.answer(w, rest[:loadTagWidth])
+			}))
+			defer srv.Close()
+			_, err := runLoad(newLoadTarget(srv.URL, ""), 2, 10)
+			if (err == nil) != tc.ok {
+				t.Fatalf("runLoad: %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
 }
