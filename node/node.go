@@ -26,7 +26,7 @@ type logStore interface {
 	ReplicaID() string
 	List(ctx context.Context, f store.Filter) (store.ListResult, error)
 	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
-	Changed() <-chan struct{}
+	NewWatch(f store.Filter) (*store.Watch, error)
 	LatestSeq(ctx context.Context) (int64, error)
 	EventSeq(ctx context.Context, id string) (int64, error)
 	Stats(ctx context.Context) (store.Stats, error)

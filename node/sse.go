@@ -21,7 +21,8 @@ const sseBatchLimit = 500
 // filters and the cursor are checked by reading the first page before
 // anything is sent, so a bad filter or an unknown cursor is a clean 400;
 // then the stream replays what follows the cursor and tails the log,
-// woken by each commit rather than by polling.
+// woken by the commits that hold an event its filters could match rather
+// than by polling.
 //
 // The start is, in this order: since_event_id, the Last-Event-ID header
 // (both strictly after that event on this node), the portable cursor
@@ -33,7 +34,13 @@ func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	changed := s.store.Changed() // taken before the read, so no commit is missed
+	watch, err := s.store.NewWatch(cur.f)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	defer watch.Close()
+	changed := watch.Arm() // before the read, so no commit is missed
 	page, err := cur.next(ctx, s.store)
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -60,7 +67,7 @@ func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &sseStream{s: s, w: w, rc: http.NewResponseController(w), cur: cur}
+	st := &sseStream{s: s, w: w, rc: http.NewResponseController(w), cur: cur, watch: watch}
 	if st.flush() != nil { // the headers go out now, not with the first event
 		return
 	}
@@ -127,12 +134,15 @@ type sseStream struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	cur *streamCursor
-	buf bytes.Buffer
+	// watch wakes the stream at commits holding an event its filters
+	// could match.
+	watch *store.Watch
+	buf   bytes.Buffer
 }
 
 // run writes pages until the client leaves, a write fails, or the node
 // drains. A full page (or one cut at the size bound) is followed at once
-// by the next; otherwise the stream sleeps until the next commit, sending
+// by the next; otherwise the stream sleeps until a matching commit, sending
 // ": ping" after each heartbeat interval of silence.
 func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-chan struct{}) {
 	hb := time.NewTimer(st.s.cfg.SSEHeartbeat)
@@ -154,7 +164,7 @@ func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-c
 			}
 			woke = time.Now()
 		}
-		changed = st.s.store.Changed()
+		changed = st.watch.Arm()
 		var err error
 		if page, err = st.cur.next(ctx, st.s.store); err != nil {
 			if ctx.Err() == nil {
@@ -165,7 +175,7 @@ func (st *sseStream) run(ctx context.Context, page store.ListResult, changed <-c
 	}
 }
 
-// idle waits for the next commit; false means the stream must end.
+// idle waits for a matching commit; false means the stream must end.
 func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan struct{}) bool {
 	for {
 		select {

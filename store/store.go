@@ -91,9 +91,9 @@ type Store struct {
 	mu struct {
 		sync.Mutex
 		vv      map[string]int64 // committed version vector
-		changed chan struct{}    // closed at the next commit
 		subs    map[*Subscription]struct{}
-		writers writersSeen // recent writers per agent name, for the shared-name warning
+		watches map[*Watch]struct{} // armed watches (watch.go)
+		writers writersSeen         // recent writers per agent name, for the shared-name warning
 		closed  bool
 	}
 	closeOnce sync.Once
@@ -251,8 +251,8 @@ func (s *Store) load(ctx context.Context) error {
 	}
 	s.mu.vv = vv
 	s.mu.writers = writers
-	s.mu.changed = make(chan struct{})
 	s.mu.subs = make(map[*Subscription]struct{})
+	s.mu.watches = make(map[*Watch]struct{})
 	s.metrics.origins.Set(float64(len(vv)))
 	return nil
 }
@@ -295,6 +295,10 @@ func (s *Store) Close() error {
 			sub.closeLocked()
 		}
 		s.mu.subs = nil
+		for w := range s.mu.watches {
+			w.fire()
+		}
+		s.mu.watches = nil
 		s.mu.Unlock()
 		err = errors.Join(ckptErr, s.writer.Close(), s.reads.close(), s.readDB.Close(), s.writeDB.Close())
 	})
@@ -316,11 +320,4 @@ func (s *Store) VersionVector() map[string]int64 {
 		out[k] = v
 	}
 	return out
-}
-
-// Changed returns a channel that is closed at the next commit.
-func (s *Store) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mu.changed
 }

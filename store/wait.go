@@ -6,8 +6,9 @@ import (
 )
 
 // Wait returns the events List would return as soon as there is at least
-// one, waiting up to timeout. It wakes on commits (no polling) and holds
-// no thread or connection while it waits. timedOut reports an empty
+// one, waiting up to timeout. It wakes on commits holding an event its
+// filter could match (no polling) and holds no thread or connection while
+// it waits. timedOut reports an empty
 // result after the timeout; a timeout is not an error.
 func (s *Store) Wait(ctx context.Context, f Filter, timeout time.Duration) (ListResult, bool, error) {
 	c, err := compileFilter(f)
@@ -19,8 +20,10 @@ func (s *Store) Wait(ctx context.Context, f Filter, timeout time.Duration) (List
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	watch := s.watchOf(c)
+	defer watch.Close()
 	for {
-		changed := s.Changed() // taken before the read, so no commit is missed
+		woken := watch.Arm() // before the read, so no commit is missed
 		res, err := s.list(ctx, c)
 		if err != nil {
 			return ListResult{}, false, err
@@ -29,7 +32,7 @@ func (s *Store) Wait(ctx context.Context, f Filter, timeout time.Duration) (List
 			return res, false, nil
 		}
 		select {
-		case <-changed:
+		case <-woken:
 		case <-waitCtx.Done():
 			if err := ctx.Err(); err != nil {
 				return ListResult{}, false, err

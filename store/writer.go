@@ -324,9 +324,8 @@ func (s *Store) publish(w *writeTx) {
 	for _, op := range w.ops {
 		s.mu.writers.note(op.Event.FromAgent, op.Event.OriginReplica, stampMS(op.Event.HLC))
 	}
-	close(s.mu.changed)
-	s.mu.changed = make(chan struct{})
 	if len(w.ops) > 0 {
+		s.wakeLocked(w.ops)
 		s.fanOutLocked(w.ops)
 	}
 	s.metrics.origins.Set(float64(len(s.mu.vv)))
