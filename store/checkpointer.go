@@ -8,14 +8,18 @@ import (
 )
 
 // checkpointEvery is how often the checkpointer copies committed WAL
-// frames into the database file while writes go on.
-const checkpointEvery = 50 * time.Millisecond
+// frames into the database file while writes go on. Every checkpoint
+// fsyncs twice: at one per 50 ms, three nodes on one host at 3 x 500
+// appends/s saw their store transactions' p99 go from ~12 ms to 46 ms and
+// the replication delay's p99 to 464 ms, against 65-115 ms at one per
+// second or with no checkpointer.
+const checkpointEvery = time.Second
 
 // checkpointer copies the WAL into the database file on a connection of
 // its own, so that this work runs beside the writer goroutine instead of
 // inside its commits. SQLite's own automatic checkpoint stays on in the
-// writer (writerDSN): it then finds only the frames of the last few
-// milliseconds left to copy, and its place between two transactions is
+// writer (writerDSN): it then finds only the frames written since the
+// last round left to copy, and its place between two transactions is
 // what lets the next one start the WAL over, which keeps the file's size
 // bounded under unbroken load.
 type checkpointer struct {
