@@ -8,51 +8,59 @@ import (
 )
 
 // MarshalJSON renders the event dict of wire §1.7, keys in the Python
-// hub's order, "" optional fields as null, metadata as an object.
+// hub's order, "" optional fields as null, metadata as an object. It
+// appends into one buffer: every MCP result, SSE frame and sync page that
+// carries events renders them here.
 func (e Event) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	field := func(k string, v []byte) {
-		if b.Len() > 1 {
-			b.WriteByte(',')
+	b := make([]byte, 0, 320+len(e.Body)+len(e.Metadata))
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, e.ID)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"origin_replica":`...)
+	b = appendJSONString(b, e.OriginReplica)
+	b = append(b, `,"origin_seq":`...)
+	b = strconv.AppendInt(b, e.OriginSeq, 10)
+	b = append(b, `,"hlc":`...)
+	b = appendJSONString(b, e.HLC)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, e.Type)
+	b = append(b, `,"stream":`...)
+	b = appendJSONString(b, e.Stream)
+	b = append(b, `,"room":`...)
+	b = appendJSONString(b, e.Room)
+	b = append(b, `,"topic":`...)
+	b = appendJSONNullable(b, e.Topic)
+	b = append(b, `,"from_agent":`...)
+	b = appendJSONString(b, e.FromAgent)
+	b = append(b, `,"to_agent":`...)
+	b = appendJSONNullable(b, e.ToAgent)
+	b = append(b, `,"correlation_id":`...)
+	b = appendJSONNullable(b, e.CorrelationID)
+	b = append(b, `,"branch":`...)
+	b = appendJSONNullable(b, e.Branch)
+	b = append(b, `,"base_commit":`...)
+	b = appendJSONNullable(b, e.BaseCommit)
+	b = append(b, `,"status":`...)
+	b = appendJSONNullable(b, e.Status)
+	b = append(b, `,"artifact_ids":[`...)
+	for i, id := range e.ArtifactIDs {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		b.Write(v)
+		b = appendJSONString(b, id)
 	}
-	field("id", jsonString(e.ID))
-	field("seq", []byte(strconv.FormatInt(e.Seq, 10)))
-	field("origin_replica", jsonString(e.OriginReplica))
-	field("origin_seq", []byte(strconv.FormatInt(e.OriginSeq, 10)))
-	field("hlc", jsonString(e.HLC))
-	field("type", jsonString(e.Type))
-	field("stream", jsonString(e.Stream))
-	field("room", jsonString(e.Room))
-	field("topic", jsonNullable(e.Topic))
-	field("from_agent", jsonString(e.FromAgent))
-	field("to_agent", jsonNullable(e.ToAgent))
-	field("correlation_id", jsonNullable(e.CorrelationID))
-	field("branch", jsonNullable(e.Branch))
-	field("base_commit", jsonNullable(e.BaseCommit))
-	field("status", jsonNullable(e.Status))
-	ids := e.ArtifactIDs
-	if ids == nil {
-		ids = []string{}
-	}
-	idsJSON, err := marshalNoEscape(ids)
-	if err != nil {
-		return nil, err
-	}
-	field("artifact_ids", idsJSON)
-	field("body", jsonString(e.Body))
-	field("created_at", jsonString(e.CreatedAt))
-	field("metadata", metadataObject(e.Metadata))
+	b = append(b, `],"body":`...)
+	b = appendJSONString(b, e.Body)
+	b = append(b, `,"created_at":`...)
+	b = appendJSONString(b, e.CreatedAt)
+	b = append(b, `,"metadata":`...)
+	b = append(b, metadataObject(e.Metadata)...)
 	if e.BodyTruncated {
-		field("body_truncated", []byte("true"))
-		field("body_length", []byte(strconv.Itoa(e.BodyLength)))
+		b = append(b, `,"body_truncated":true,"body_length":`...)
+		b = strconv.AppendInt(b, int64(e.BodyLength), 10)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // eventWire is the tolerant decoding shape of an event dict: nulls and
@@ -218,6 +226,27 @@ func marshalOrdered(fields []kv) []byte {
 func jsonString(s string) []byte {
 	out, _ := marshalNoEscape(s) // a string always encodes
 	return out
+}
+
+// appendJSONString appends s as encoding/json (HTML left unescaped)
+// writes it. Printable ASCII without a quote or backslash, the common
+// case, is copied as it is; anything else goes through encoding/json.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			return append(dst, jsonString(s)...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+func appendJSONNullable(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, s)
 }
 
 func jsonNullable(s string) []byte {
