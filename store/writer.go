@@ -284,10 +284,8 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 // execBare runs req without a savepoint. dirty reports a failure after
 // the request executed a statement, which only a rollback can undo.
 func (s *Store) execBare(w *writeTx, req *writeReq) (dirty bool, err error) {
-	w.undo = map[string]int64{}
-	mark, execs := len(w.ops), s.writer.execs
-	if err = req.fn(w); err != nil {
-		w.rollbackRequest(mark)
+	execs := s.writer.execs
+	if err = w.run(req); err != nil {
 		return s.writer.execs != execs, err
 	}
 	return false, nil
@@ -297,17 +295,27 @@ func (s *Store) execInSavepoint(w *writeTx, req *writeReq) error {
 	if _, err := w.tx.ExecContext(w.ctx, "SAVEPOINT req"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	w.undo = map[string]int64{}
-	mark := len(w.ops)
-	err := req.fn(w)
+	err := w.run(req)
 	if err != nil {
-		w.rollbackRequest(mark)
 		if _, rbErr := w.tx.ExecContext(w.ctx, "ROLLBACK TO req"); rbErr != nil {
 			return errors.Join(err, fmt.Errorf("rollback savepoint: %w", rbErr))
 		}
 	}
 	if _, relErr := w.tx.ExecContext(w.ctx, "RELEASE req"); relErr != nil {
 		return errors.Join(err, fmt.Errorf("release savepoint: %w", relErr))
+	}
+	return err
+}
+
+// run runs req's function; a failed request's in-memory effects (version
+// vector entries, ops) are forgotten, its statements are the caller's to
+// undo.
+func (w *writeTx) run(req *writeReq) error {
+	w.undo = map[string]int64{}
+	mark := len(w.ops)
+	err := req.fn(w)
+	if err != nil {
+		w.rollbackRequest(mark)
 	}
 	return err
 }
