@@ -87,6 +87,10 @@ type Config struct {
 	// log's newest events, which answers most lists; 0 means the store's
 	// default (32 MiB), a negative value turns the cache off.
 	ReadCacheBytes int64
+	// CommitLinger is how long the store may hold a small transaction open
+	// for more writes (store.Config.CommitLinger): 0 means the store's
+	// default (1 ms), a negative value commits at once.
+	CommitLinger time.Duration
 
 	// SSEMaxClients caps concurrent /logstream/stream clients; more get
 	// 503 with Retry-After: 5. Default 8; 0 refuses every stream.

@@ -172,6 +172,7 @@ func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
 		Wall:           n.wall,
 		SyncFull:       n.cfg.SyncFull,
 		TailCacheBytes: n.cfg.ReadCacheBytes,
+		CommitLinger:   n.cfg.CommitLinger,
 		MaxPageBytes:   n.cfg.MaxPageBytes,
 		// ReadOnly stays off in the store: a read-only node refuses writes
 		// at the MCP layer but still applies what replication brings, as

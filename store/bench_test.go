@@ -173,6 +173,69 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendPaced appends at a steady rate, the load of a node in a
+// mesh rather than the 32 callers of BenchmarkAppend that always wait:
+// LSNODE_BENCH_PACE appends/s in all (default 1500, the rate of the
+// 3 x 500/s replication bench), each started on schedule in its own
+// goroutine whether or not earlier ones returned (open loop). One op is
+// one append; it reports the CPU per append, the writes per commit and
+// the append latency.
+func BenchmarkAppendPaced(b *testing.B) {
+	rate := 1500
+	if n, err := strconv.Atoi(os.Getenv("LSNODE_BENCH_PACE")); err == nil && n > 0 {
+		rate = n
+	}
+	for _, tc := range []struct {
+		name   string
+		linger time.Duration
+	}{{"linger=off", -1}, {"linger=on", 0}} {
+		b.Run(tc.name, func(b *testing.B) { benchAppendPaced(b, rate, tc.linger) })
+	}
+}
+
+func benchAppendPaced(b *testing.B, rate int, linger time.Duration) {
+	s, err := Open(context.Background(), Config{Dir: b.TempDir(), Metrics: prometheus.NewRegistry(), CommitLinger: linger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	lat := make([]time.Duration, b.N)
+	errs := make(chan error, b.N)
+	var wg sync.WaitGroup
+	interval := time.Second / time.Duration(rate)
+	b.ResetTimer()
+	start, cpu0 := time.Now(), processCPU(b)
+	for i := 0; i < b.N; i++ {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			_, err := s.Append(ctx, AppendInput{Type: "note", Stream: "project/x", Room: "r",
+				FromAgent: fmt.Sprintf("agent-%d", i%3), ToAgent: "agent-0", Status: "open", Body: "body"})
+			lat[i] = time.Since(t0)
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	reportCPU(b, cpu0)
+	b.StopTimer()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+	b.ReportMetric(meanBatchSize(b, s), "writes/commit")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
 // BenchmarkApplyBatch applies synthetic remote ops in batches of 5000 into
 // a fresh store; one op is one event.
 func BenchmarkApplyBatch(b *testing.B) {

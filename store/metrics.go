@@ -22,6 +22,8 @@ type metrics struct {
 	origins             prometheus.Gauge
 	subscriptionsLagged prometheus.Counter
 	sharedNames         prometheus.Counter
+	lingers             *prometheus.CounterVec
+	lingerJoined        prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -58,6 +60,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		subscriptionsLagged: f.NewCounter(prometheus.CounterOpts{
 			Name: "lsnode_store_subscriptions_lagged_total", Help: "Op subscriptions dropped for falling behind.",
+		}),
+		lingers: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "lsnode_store_commit_lingers_total", Help: "Waits for more writes before a small commit, by whether a write came.",
+		}, []string{"outcome"}),
+		lingerJoined: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_store_commit_linger_joined_total", Help: "Writes that joined a transaction while the writer lingered.",
 		}),
 		sharedNames: f.NewCounter(prometheus.CounterOpts{
 			Name: "lsnode_store_shared_agent_name_writes_total", Help: "Local writes by an agent name seen writing through another replica recently.",

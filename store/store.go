@@ -41,6 +41,11 @@ type Config struct {
 	// MaxBatch caps how many queued writes share one transaction (group
 	// commit); 0 means 256.
 	MaxBatch int
+	// CommitLinger is how long the writer may hold a transaction that
+	// stored few items open for more writes before committing it, when
+	// lingering has been gathering writes (linger.go): 0 means
+	// DefaultCommitLinger, a negative value never lingers.
+	CommitLinger time.Duration
 	// Logger receives warnings (quarantined ops, skewed clocks); nil
 	// discards.
 	Logger *slog.Logger
@@ -73,13 +78,14 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	writeDB *sql.DB       // one connection, used only by the writer goroutine
-	writer  *stmtConn     // that connection, with its statement cache
-	ckpt    *checkpointer // copies the WAL into the file beside the writer
-	readDB  *sql.DB       // a pool of read connections
-	reads   *readStmts    // statements cached on readDB
-	tail    *tailCache    // the newest events, for List
-	byID    *eventCache   // older events read by id, for Owed
+	writeDB  *sql.DB       // one connection, used only by the writer goroutine
+	writer   *stmtConn     // that connection, with its statement cache
+	ckpt     *checkpointer // copies the WAL into the file beside the writer
+	lingerer *lingerer     // when the writer waits for more writes; writer goroutine only
+	readDB   *sql.DB       // a pool of read connections
+	reads    *readStmts    // statements cached on readDB
+	tail     *tailCache    // the newest events, for List
+	byID     *eventCache   // older events read by id, for Owed
 
 	writes chan *writeReq
 	stop   chan struct{}
@@ -114,6 +120,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256
 	}
+	if cfg.CommitLinger == 0 {
+		cfg.CommitLinger = DefaultCommitLinger
+	}
 	if cfg.TailCacheBytes == 0 {
 		cfg.TailCacheBytes = DefaultTailCacheBytes
 	}
@@ -137,16 +146,17 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("store: invalid replica id %q", replica)
 	}
 	s := &Store{
-		cfg:     cfg,
-		replica: replica,
-		wall:    cfg.Wall,
-		log:     cfg.Logger.With("component", "store"),
-		metrics: newMetrics(cfg.Metrics),
-		writes:  make(chan *writeReq, cfg.MaxBatch),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		tail:    newTailCache(cfg.TailCacheBytes),
-		byID:    newEventCache(max(cfg.TailCacheBytes, 0) / 4),
+		cfg:      cfg,
+		replica:  replica,
+		wall:     cfg.Wall,
+		log:      cfg.Logger.With("component", "store"),
+		metrics:  newMetrics(cfg.Metrics),
+		writes:   make(chan *writeReq, cfg.MaxBatch),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		tail:     newTailCache(cfg.TailCacheBytes),
+		lingerer: newLingerer(cfg.CommitLinger),
+		byID:     newEventCache(max(cfg.TailCacheBytes, 0) / 4),
 	}
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err

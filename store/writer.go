@@ -241,23 +241,31 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 		return batch, make([]error, len(batch)), nil, fmt.Errorf("begin write: %w", err)
 	}
 	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
-	for len(errs) < len(batch) {
-		for _, req := range batch[len(errs):] {
-			if err := req.ctx.Err(); err != nil {
+	lingered := savepoints // a rerun does not wait again
+	for {
+		for len(errs) < len(batch) {
+			for _, req := range batch[len(errs):] {
+				if err := req.ctx.Err(); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if savepoints {
+					errs = append(errs, s.execInSavepoint(w, req))
+					continue
+				}
+				dirty, err := s.execBare(w, req)
+				if dirty {
+					return batch, errs, nil, errors.Join(errDirtyFailure, rollback(ctx, tx))
+				}
 				errs = append(errs, err)
-				continue
 			}
-			if savepoints {
-				errs = append(errs, s.execInSavepoint(w, req))
-				continue
-			}
-			dirty, err := s.execBare(w, req)
-			if dirty {
-				return batch, errs, nil, errors.Join(errDirtyFailure, rollback(ctx, tx))
-			}
-			errs = append(errs, err)
+			batch = s.collect(batch, false)
 		}
-		batch = s.collect(batch, false)
+		if lingered || !s.lingerer.wanted(w.stored) {
+			break
+		}
+		lingered = true
+		batch = s.linger(batch)
 	}
 	if w.lastRowid > 0 {
 		if err := indexOwed(ctx, tx, w.firstRowid-1, w.lastRowid); err != nil {

@@ -23,7 +23,7 @@ type serveFlags struct {
 	data, httpAddr, tokenFile, tokensFile, tlsCert, tlsKey, tlsCA, extraHosts, logLevel *string
 	readOnly, syncFull, allowInsecure                                                   *bool
 	sseMaxClients, readCacheMB                                                          *int
-	shutdownTimeout                                                                     *time.Duration
+	shutdownTimeout, commitLinger                                                       *time.Duration
 	cluster                                                                             *clusterFlags
 	limits                                                                              *limitFlags
 	memory                                                                              memoryLimitFlag
@@ -51,6 +51,8 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
 		readCacheMB: fs.Int("read-cache-mb", intEnv(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
 			"MiB of the newest events kept decoded in memory to answer lists; 0 turns the cache off (env LSNODE_READ_CACHE_MB)"),
+		commitLinger: fs.Duration("commit-linger", envDuration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
+			"how long the store may hold a small transaction open for more writes, while that gathers some, so one commit carries several; 0 commits at once (env LSNODE_COMMIT_LINGER)"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs),
@@ -97,6 +99,10 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	cfg.ReadCacheBytes = -1 // 0 MiB (or fewer): off
 	if *f.readCacheMB > 0 {
 		cfg.ReadCacheBytes = int64(*f.readCacheMB) << 20
+	}
+	cfg.CommitLinger = -1 // 0 (or less): commit at once
+	if *f.commitLinger > 0 {
+		cfg.CommitLinger = *f.commitLinger
 	}
 	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
 	f.cluster.apply(&cfg)
