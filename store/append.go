@@ -12,6 +12,9 @@ import (
 func (s *Store) Append(ctx context.Context, in AppendInput) (Written, error) {
 	start := s.wall.Now()
 	d, err := validateAppend(in)
+	if err == nil {
+		err = d.ready(start)
+	}
 	if err != nil {
 		return Written{}, err
 	}
@@ -54,13 +57,13 @@ func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
 		}
 		ext.Ctx = ctxVV
 	}
-	meta, err := joinMetadata(d.meta, ext)
+	meta, err := d.encoded.join(ext)
 	if err != nil {
 		return Written{}, err
 	}
 	now := s.wall.Now()
 	ev.Metadata = meta
-	ev.ID = newID("evt", now)
+	ev.ID = d.id
 	ev.CreatedAt = createdAt(now)
 	ev.OriginReplica = s.replica
 	prev := w.top(s.replica)
@@ -132,6 +135,9 @@ func (s *Store) PatchSubmit(ctx context.Context, in PatchInput) (Written, error)
 		ToAgent: in.ToAgent, CorrelationID: in.CorrelationID, Branch: in.Branch, BaseCommit: in.BaseCommit,
 		Status: "ready", Body: in.Body, Metadata: in.Metadata, IdempotencyKey: in.IdempotencyKey,
 	})
+	if err == nil {
+		err = d.ready(s.wall.Now())
+	}
 	if err != nil {
 		return Written{}, err
 	}

@@ -80,3 +80,82 @@ func decodeNumbers(raw []byte, v any) error {
 	dec.UseNumber()
 	return dec.Decode(v)
 }
+
+// clientMeta is a client's metadata encoded as canonical text ahead of the
+// writer, split where ExtensionKey sorts among its keys, so the writer
+// only has to put the extension in between (join). before and after are
+// member lists without braces; either may be empty.
+type clientMeta struct {
+	before, after []byte
+}
+
+// encodeClientMeta encodes obj, which must not hold ExtensionKey. Python's
+// sort_keys orders keys by code point, which is the byte order of their
+// UTF-8 text.
+func encodeClientMeta(obj map[string]any) (clientMeta, error) {
+	lo, hi := map[string]any{}, map[string]any{}
+	for k, v := range obj {
+		if k < ExtensionKey {
+			lo[k] = v
+		} else {
+			hi[k] = v
+		}
+	}
+	before, err := pyjson.Dumps(lo)
+	if err != nil {
+		return clientMeta{}, fmt.Errorf("encode metadata: %w", err)
+	}
+	after, err := pyjson.Dumps(hi)
+	if err != nil {
+		return clientMeta{}, fmt.Errorf("encode metadata: %w", err)
+	}
+	return clientMeta{before: before[1 : len(before)-1], after: after[1 : len(after)-1]}, nil
+}
+
+// join renders the metadata with ext as joinMetadata does.
+func (m clientMeta) join(ext extension) (json.RawMessage, error) {
+	out := make([]byte, 0, len(m.before)+len(m.after)+96)
+	out = append(out, '{')
+	sep := func() {
+		if len(out) > 1 {
+			out = append(out, ", "...)
+		}
+	}
+	if len(m.before) > 0 {
+		out = append(out, m.before...)
+	}
+	if !ext.empty() {
+		x, err := encodeExtension(ext)
+		if err != nil {
+			return nil, err
+		}
+		sep()
+		out = append(out, `"`+ExtensionKey+`": `...)
+		out = append(out, x...)
+	}
+	if len(m.after) > 0 {
+		sep()
+		out = append(out, m.after...)
+	}
+	return append(out, '}'), nil
+}
+
+// encodeExtension renders ext as joinMetadata's canonical text of it.
+func encodeExtension(ext extension) ([]byte, error) {
+	x := map[string]any{}
+	if ext.Ctx != nil {
+		ctx := make(map[string]any, len(ext.Ctx))
+		for k, v := range ext.Ctx {
+			ctx[k] = v
+		}
+		x["ctx"] = ctx
+	}
+	if ext.Idem != "" {
+		x["idem"] = ext.Idem
+	}
+	out, err := pyjson.Dumps(x)
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
+	return out, nil
+}

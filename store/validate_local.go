@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -45,6 +46,20 @@ type draft struct {
 	ev   Event
 	meta map[string]any
 	idem string
+	// Minted and encoded by ready, outside the writer: its goroutine is the
+	// store's bottleneck under concurrent appends.
+	id      string
+	encoded clientMeta
+}
+
+// ready mints the draft's event id and encodes its metadata.
+func (d *draft) ready(now time.Time) error {
+	enc, err := encodeClientMeta(d.meta)
+	if err != nil {
+		return err
+	}
+	d.id, d.encoded = newID("evt", now), enc
+	return nil
 }
 
 // validateAppend applies the Python hub's rules in the Python order.

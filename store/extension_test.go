@@ -1,0 +1,43 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestClientMeta_JoinMatchesJoinMetadata checks that metadata encoded
+// ahead of the writer and joined with an extension there is byte for
+// byte the text joinMetadata renders in one go, over seeded random
+// metadata whose keys sort before, after and around ExtensionKey.
+func TestClientMeta_JoinMatchesJoinMetadata(t *testing.T) {
+	keys := []string{"", "a", "ack_of", "Z", "_", "_a", "_lsnoda", "_lsnodee", "_m", "`", "é", "日本", "\U0001f600", "z\n\"q"}
+	values := []any{"x", "é\u2028\"\\", json.Number("12"), json.Number("1.5"), true, nil,
+		[]any{json.Number("1"), "two"}, map[string]any{"b": json.Number("1"), "a": []any{}}}
+	exts := []extension{{}, {Idem: "key-1"}, {Ctx: map[string]int64{}}, {Ctx: map[string]int64{"rep_b": 3, "rep_a": 12}},
+		{Ctx: map[string]int64{"rep_a": 1}, Idem: "ü \"quoted\""}}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 2000; i++ {
+		obj := map[string]any{}
+		for n := rng.IntN(5); n > 0; n-- {
+			obj[keys[rng.IntN(len(keys))]] = values[rng.IntN(len(values))]
+		}
+		ext := exts[rng.IntN(len(exts))]
+		enc, err := encodeClientMeta(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.join(ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := joinMetadata(copyMeta(obj), ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("case %d (%v, %+v):\n got %s\nwant %s", i, fmt.Sprint(obj), ext, got, want)
+		}
+	}
+}
