@@ -106,10 +106,12 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 
 // indexOwedSQL records as owed, by its addressee, every event with a
 // rowid in (?1, ?2] that is addressed to another single agent, is not the
-// losing duplicate of an idempotency key and has no terminal reply from
-// its addressee that came after it (DESIGN.md §3): no closure acking it,
-// and no closure in its thread whose causal context covers its origin
-// slot (or, for a closure without context, whose hlc is later).
+// losing duplicate of an idempotency key (the %s: a condition that
+// indexOwed leaves out when none of these events carries a key, since only
+// a keyed event can lose) and has no terminal reply from its addressee
+// that came after it (DESIGN.md §3): no closure acking it, and no closure
+// in its thread whose causal context covers its origin slot (or, for a
+// closure without context, whose hlc is later).
 //
 // It runs once per transaction over the events the transaction stored,
 // after their closures and idempotency keys are recorded: every closure
@@ -119,20 +121,30 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 // event.
 const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
 SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
-WHERE e.rowid > ?1 AND e.rowid <= ?2 AND e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent
-AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.kind = 'event' AND i.canonical != i.item_id)
+WHERE e.rowid > ?1 AND e.rowid <= ?2 AND e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent %s
 AND NOT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.ack_of = e.id)
 AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.correlation_id = e.correlation_id AND
  CASE WHEN c.ctx_json IS NULL THEN c.hlc > e.hlc
       ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))`
 
+var (
+	indexOwedKeyedSQL = fmt.Sprintf(indexOwedSQL, `
+AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.kind = 'event' AND i.canonical != i.item_id)`)
+	indexOwedUnkeyedSQL = fmt.Sprintf(indexOwedSQL, "")
+)
+
 // indexOwed derives the owed rows of the events with rowids in (after,
-// upTo]; see indexOwedSQL.
-func indexOwed(ctx context.Context, tx querier, after, upTo int64) error {
+// upTo]; see indexOwedSQL. keyed is false only when none of those events
+// carries an idempotency key.
+func indexOwed(ctx context.Context, tx querier, after, upTo int64, keyed bool) error {
 	if upTo <= after {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, indexOwedSQL, after, upTo); err != nil {
+	query := indexOwedUnkeyedSQL
+	if keyed {
+		query = indexOwedKeyedSQL
+	}
+	if _, err := tx.ExecContext(ctx, query, after, upTo); err != nil {
 		return fmt.Errorf("record owed events: %w", err)
 	}
 	return nil
@@ -239,7 +251,7 @@ func indexNewEvents(ctx context.Context, tx querier) error {
 		}
 	}
 	if len(evs) > 0 {
-		if err := indexOwed(ctx, tx, from, evs[len(evs)-1].Seq); err != nil {
+		if err := indexOwed(ctx, tx, from, evs[len(evs)-1].Seq, true); err != nil {
 			return err
 		}
 	}

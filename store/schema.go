@@ -207,7 +207,7 @@ func rebuildOwed(ctx context.Context, tx querier) error {
 	if err != nil {
 		return err
 	}
-	return indexOwed(ctx, tx, 0, upTo)
+	return indexOwed(ctx, tx, 0, upTo, true)
 }
 
 func addMissingColumns(ctx context.Context, tx *sql.Tx) error {

@@ -30,7 +30,8 @@ type writeTx struct {
 	// Rowids of the events stored in this transaction, whose owed rows are
 	// derived set-wise before the commit (indexOwed); 0 when none.
 	firstRowid, lastRowid int64
-	stored                int // events and artifacts stored
+	keyed                 bool // an event stored carries an idempotency key
+	stored                int  // events and artifacts stored
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -71,6 +72,7 @@ func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 		w.firstRowid = e.Seq
 	}
 	w.lastRowid = max(w.lastRowid, e.Seq)
+	w.keyed = w.keyed || parts.ext.Idem != ""
 	return indexEvent(w.ctx, w.tx, *e, parts)
 }
 
@@ -268,7 +270,7 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 		batch = s.linger(batch)
 	}
 	if w.lastRowid > 0 {
-		if err := indexOwed(ctx, tx, w.firstRowid-1, w.lastRowid); err != nil {
+		if err := indexOwed(ctx, tx, w.firstRowid-1, w.lastRowid, w.keyed); err != nil {
 			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
 		}
 	}
