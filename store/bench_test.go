@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -48,78 +47,21 @@ func benchEvents() int {
 // rows=fleet inserts the rows BenchmarkApplyBatch applies (200 agents,
 // thousands of threads: index inserts land all over each index).
 func BenchmarkRawInsert(b *testing.B) {
-	b.Run("rows=uniform", func(b *testing.B) {
-		wall := testClockStart
-		clock := hlc.NewClock(hlc.NewManualClock(wall), repA, 0)
-		seq := 0
-		benchRawInsert(b, func(n int) []Event {
-			evs := make([]Event, n)
-			for i := range evs {
-				seq++
-				evs[i] = Event{ID: newID("evt", wall), Type: "note", Stream: "project/x", Room: "r", FromAgent: "agent-1",
-					ToAgent: "agent-2", Status: "open", Body: "body", CreatedAt: createdAt(wall), Metadata: []byte("{}"),
-					OriginReplica: repA, OriginSeq: int64(seq), HLC: clock.Tick().String()}
-			}
-			return evs
-		})
-	})
-	b.Run("rows=fleet", func(b *testing.B) {
-		gen := newBenchGen(1)
-		benchRawInsert(b, func(n int) []Event {
-			ops := gen.batch(n).Ops
-			evs := make([]Event, len(ops))
-			for i, op := range ops {
-				evs[i] = op.Event
-			}
-			return evs
-		})
-	})
+	b.Run("rows=uniform", func(b *testing.B) { benchRawInsert(b, uniformRows()) })
+	b.Run("rows=fleet", func(b *testing.B) { benchRawInsert(b, newBenchGen(1).rows) })
 }
 
 func benchRawInsert(b *testing.B, rows func(n int) []Event) {
-	db, err := sql.Open("sqlite", writerDSN(filepath.Join(b.TempDir(), DBFile), false))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, ddl := range []string{pythonDDL, `CREATE UNIQUE INDEX events_origin_seq_idx ON events(origin_replica, origin_seq);
-CREATE INDEX events_hlc_idx ON events(hlc); CREATE INDEX events_topic_created_idx ON events(topic, created_at);`, lsnodeDDL} {
-		if _, err := db.Exec(ddl); err != nil {
-			b.Fatal(err)
-		}
-	}
-	const perTxn = 1000
+	raw := openRawBenchDB(b)
 	var elapsed, cpu time.Duration
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		b.StopTimer()
-		evs := rows(min(perTxn, b.N-done))
+		evs := rows(min(rawRowsPerTxn, b.N-done))
 		b.StartTimer()
-		t0, cpu0 := time.Now(), processCPU(b)
-		tx, err := db.Begin()
-		if err != nil {
-			b.Fatal(err)
-		}
-		st, err := tx.Prepare(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
-correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, e := range evs {
-			if _, err := st.Exec(e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
-				nullable(e.CorrelationID), nullable(e.Branch), nullable(e.BaseCommit), nullable(e.Status),
-				e.Body, e.CreatedAt, string(e.Metadata), e.OriginReplica, e.OriginSeq, e.HLC); err != nil {
-				b.Fatal(err)
-			}
-		}
-		st.Close()
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		elapsed += time.Since(t0)
-		cpu += processCPU(b) - cpu0
+		t, c := raw.insert(b, evs)
+		elapsed += t
+		cpu += c
 		done += len(evs)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rows/s")
@@ -137,36 +79,10 @@ func BenchmarkAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			ctx := context.Background()
-			var wg sync.WaitGroup
-			errs := make(chan error, workers)
 			b.ResetTimer()
-			start, cpu0 := time.Now(), processCPU(b)
-			for w := 0; w < workers; w++ {
-				n := b.N / workers
-				if w < b.N%workers {
-					n++
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < n; i++ {
-						if _, err := s.Append(ctx, AppendInput{Type: "note", Stream: "project/x", Room: "r",
-							FromAgent: fmt.Sprintf("agent-%d", w), ToAgent: "agent-0", Status: "open", Body: "body"}); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
+			cpu0 := processCPU(b)
+			elapsed := appendFrom(b, s, workers, b.N)
 			reportCPU(b, cpu0)
-			b.StopTimer()
-			close(errs)
-			if err := <-errs; err != nil {
-				b.Fatal(err)
-			}
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
 			b.ReportMetric(meanBatchSize(b, s), "writes/commit")
 		})
@@ -536,4 +452,14 @@ func (g *benchGen) batch(n int) Batch {
 		}})
 	}
 	return Batch{Ops: ops}
+}
+
+// rows is the events of the next n ops, for the raw inserts.
+func (g *benchGen) rows(n int) []Event {
+	ops := g.batch(n).Ops
+	evs := make([]Event, len(ops))
+	for i, op := range ops {
+		evs[i] = op.Event
+	}
+	return evs
 }
