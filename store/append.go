@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"strings"
 )
@@ -34,6 +35,9 @@ func (s *Store) Append(ctx context.Context, in AppendInput) (Written, error) {
 
 // appendInTx stores a validated draft inside the writer's transaction.
 func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
+	if d.id == "" {
+		return Written{}, errors.New("append: the draft was not made ready")
+	}
 	if d.idem != "" {
 		if prev, ok, err := s.idempotentEvent(w, d.ev.FromAgent, d.idem); err != nil || ok {
 			return Written{Event: prev, Duplicate: ok}, err
