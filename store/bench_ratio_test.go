@@ -33,7 +33,7 @@ func BenchmarkAppendRatio(b *testing.B) {
 		b.StopTimer()
 		evs := rows(n)
 		b.StartTimer()
-		t, _ := raw.insert(b, evs)
+		t, _ := raw.write(b, evs)
 		return t
 	}, func(n int) time.Duration { return appendFrom(b, s, 32, n) })
 }
@@ -53,7 +53,7 @@ func BenchmarkApplyRatio(b *testing.B) {
 		b.StopTimer()
 		evs := rawGen.rows(n)
 		b.StartTimer()
-		t, _ := raw.insert(b, evs)
+		t, _ := raw.write(b, evs)
 		return t
 	}, func(n int) time.Duration {
 		var took time.Duration

@@ -17,13 +17,18 @@ const rawRowsPerTxn = 1000
 
 // rawBenchDB is the machine's SQLite limit that the write benchmarks are
 // held to: bare transactions of rawRowsPerTxn rows into a fresh file with
-// the store's schema and indexes, one prepared single-row INSERT, the
+// the store's schema and indexes, one single-row INSERT prepared once, the
 // writer's DSN (same pragmas and page cache).
 type rawBenchDB struct {
-	db *sql.DB
+	db     *sql.DB
+	insert *sql.Stmt // prepared once, as the writer's statements are
+	perTxn int
 }
 
-func openRawBenchDB(b *testing.B) *rawBenchDB {
+func openRawBenchDB(b *testing.B) *rawBenchDB { return openRawBenchDBTxn(b, rawRowsPerTxn) }
+
+// openRawBenchDBTxn is openRawBenchDB with perTxn rows a transaction.
+func openRawBenchDBTxn(b *testing.B, perTxn int) *rawBenchDB {
 	db, err := sql.Open("sqlite", writerDSN(filepath.Join(b.TempDir(), DBFile), false))
 	if err != nil {
 		b.Fatal(err)
@@ -36,25 +41,26 @@ CREATE INDEX events_hlc_idx ON events(hlc); CREATE INDEX events_topic_created_id
 			b.Fatal(err)
 		}
 	}
-	return &rawBenchDB{db: db}
+	st, err := db.Prepare(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
+correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &rawBenchDB{db: db, insert: st, perTxn: perTxn}
 }
 
-// insert writes evs in transactions of rawRowsPerTxn rows and returns the
+// write writes evs in transactions of perTxn rows and returns the
 // wall and CPU time it took.
-func (r *rawBenchDB) insert(b *testing.B, evs []Event) (elapsed, cpu time.Duration) {
+func (r *rawBenchDB) write(b *testing.B, evs []Event) (elapsed, cpu time.Duration) {
 	t0, cpu0 := time.Now(), processCPU(b)
 	for len(evs) > 0 {
-		n := min(rawRowsPerTxn, len(evs))
+		n := min(r.perTxn, len(evs))
 		tx, err := r.db.Begin()
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := tx.Prepare(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent,
-correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := tx.Stmt(r.insert)
 		for _, e := range evs[:n] {
 			if _, err := st.Exec(e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
 				nullable(e.CorrelationID), nullable(e.Branch), nullable(e.BaseCommit), nullable(e.Status),
