@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"strings"
 )
 
