@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/lsnode/lsnode/store/pyjson"
 )
@@ -140,22 +142,55 @@ func (m clientMeta) join(ext extension) (json.RawMessage, error) {
 	return append(out, '}'), nil
 }
 
-// encodeExtension renders ext as joinMetadata's canonical text of it.
+// encodeExtension renders ext as joinMetadata's canonical text of it,
+// by hand: it runs on the writer goroutine for every append.
 func encodeExtension(ext extension) ([]byte, error) {
-	x := map[string]any{}
+	out := make([]byte, 0, 64)
+	out = append(out, '{')
 	if ext.Ctx != nil {
-		ctx := make(map[string]any, len(ext.Ctx))
-		for k, v := range ext.Ctx {
-			ctx[k] = v
+		out = append(out, `"ctx": {`...)
+		origins := make([]string, 0, len(ext.Ctx))
+		for origin := range ext.Ctx {
+			origins = append(origins, origin)
 		}
-		x["ctx"] = ctx
+		slices.Sort(origins)
+		for i, origin := range origins {
+			if i > 0 {
+				out = append(out, ", "...)
+			}
+			var err error
+			if out, err = appendPyString(out, origin); err != nil {
+				return nil, err
+			}
+			out = append(out, ": "...)
+			out = strconv.AppendInt(out, ext.Ctx[origin], 10)
+		}
+		out = append(out, '}')
 	}
 	if ext.Idem != "" {
-		x["idem"] = ext.Idem
+		if ext.Ctx != nil {
+			out = append(out, ", "...)
+		}
+		out = append(out, `"idem": `...)
+		var err error
+		if out, err = appendPyString(out, ext.Idem); err != nil {
+			return nil, err
+		}
 	}
-	out, err := pyjson.Dumps(x)
+	return append(out, '}'), nil
+}
+
+// appendPyString appends s as Python's json.dumps writes it: as it stands
+// when it is plain (replica ids always are), else through pyjson.
+func appendPyString(out []byte, s string) ([]byte, error) {
+	if plainJSONString(s) {
+		out = append(out, '"')
+		out = append(out, s...)
+		return append(out, '"'), nil
+	}
+	q, err := pyjson.Dumps(s)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	return out, nil
+	return append(out, q...), nil
 }

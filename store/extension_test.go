@@ -16,7 +16,7 @@ func TestClientMeta_JoinMatchesJoinMetadata(t *testing.T) {
 	values := []any{"x", "é\u2028\"\\", json.Number("12"), json.Number("1.5"), true, nil,
 		[]any{json.Number("1"), "two"}, map[string]any{"b": json.Number("1"), "a": []any{}}}
 	exts := []extension{{}, {Idem: "key-1"}, {Ctx: map[string]int64{}}, {Ctx: map[string]int64{"rep_b": 3, "rep_a": 12}},
-		{Ctx: map[string]int64{"rep_a": 1}, Idem: "ü \"quoted\""}}
+		{Ctx: map[string]int64{"rep_a": 1}, Idem: "ü \"quoted\""}, {Ctx: map[string]int64{"ü\"x\\": 7, "\x01": -1, "~": 0}, Idem: "\n\u2028"}}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := 0; i < 2000; i++ {
 		obj := map[string]any{}

@@ -229,17 +229,27 @@ func jsonString(s string) []byte {
 }
 
 // appendJSONString appends s as encoding/json (HTML left unescaped)
-// writes it. Printable ASCII without a quote or backslash, the common
-// case, is copied as it is; anything else goes through encoding/json.
+// writes it. A plain string, the common case, is copied as it is;
+// anything else goes through encoding/json.
 func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
-			return append(dst, jsonString(s)...)
-		}
+	if !plainJSONString(s) {
+		return append(dst, jsonString(s)...)
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// plainJSONString reports whether s is printable ASCII without a quote
+// or backslash: the text every JSON encoder writes between two quotes
+// as it stands.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func appendJSONNullable(dst []byte, s string) []byte {
