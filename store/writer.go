@@ -245,23 +245,9 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
 	lingered := savepoints // a rerun does not wait again
 	for {
-		for len(errs) < len(batch) {
-			for _, req := range batch[len(errs):] {
-				if err := req.ctx.Err(); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if savepoints {
-					errs = append(errs, s.execInSavepoint(w, req))
-					continue
-				}
-				dirty, err := s.execBare(w, req)
-				if dirty {
-					return batch, errs, nil, errors.Join(errDirtyFailure, rollback(ctx, tx))
-				}
-				errs = append(errs, err)
-			}
-			batch = s.collect(batch, false)
+		var err error
+		if batch, errs, err = s.runPending(w, batch, errs, savepoints); err != nil {
+			return batch, errs, nil, err
 		}
 		if lingered || !s.lingerer.wanted(w.stored) {
 			break
@@ -289,6 +275,32 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 		s.unindexed += w.stored
 	}
 	return batch, errs, w, nil
+}
+
+// runPending runs the requests of batch that have not run yet (errs holds
+// the outcomes of those that have), then those that queued meanwhile,
+// until none is left. A bare request that fails after writing rolls the
+// transaction back and ends the attempt with errDirtyFailure.
+func (s *Store) runPending(w *writeTx, batch []*writeReq, errs []error, savepoints bool) ([]*writeReq, []error, error) {
+	for len(errs) < len(batch) {
+		for _, req := range batch[len(errs):] {
+			if err := req.ctx.Err(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if savepoints {
+				errs = append(errs, s.execInSavepoint(w, req))
+				continue
+			}
+			dirty, err := s.execBare(w, req)
+			if dirty {
+				return batch, errs, errors.Join(errDirtyFailure, rollback(w.ctx, w.tx))
+			}
+			errs = append(errs, err)
+		}
+		batch = s.collect(batch, false)
+	}
+	return batch, errs, nil
 }
 
 // execBare runs req without a savepoint. dirty reports a failure after
