@@ -233,8 +233,10 @@ func (s *Store) execBatch(first *writeReq) (batch []*writeReq, errs []error, w *
 // written: the transaction is rolled back and the batch is run again.
 var errDirtyFailure = errors.New("a request failed after writing")
 
-// tryBatch runs batch (and the requests that queue meanwhile) in one
-// transaction, each request in a savepoint when savepoints is set.
+// tryBatch runs batch, the requests that queue meanwhile and, when the
+// transaction is small, those that come while the writer lingers
+// (linger.go) in one transaction, each request in a savepoint when
+// savepoints is set.
 func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []error, *writeTx, error) {
 	errs := make([]error, 0, len(batch))
 	ctx := context.Background()
