@@ -25,8 +25,34 @@ const (
 // would leave a hole are deferred, and the rest are stored. An error means
 // the storage itself failed and nothing was stored.
 func (s *Store) ApplyBatch(ctx context.Context, b Batch) (ApplyResult, error) {
+	return s.ApplyChecked(ctx, CheckBatch(b))
+}
+
+// CheckedBatch is a Batch whose ops CheckBatch has validated, ready for
+// ApplyChecked.
+type CheckedBatch struct {
+	batch   Batch
+	checked []checkedOp
+}
+
+// CheckBatch validates a batch's ops as ApplyBatch does before it writes.
+// It needs no store (and uses every core for a big batch), so a caller
+// that applies batch after batch can check the next one while the store
+// commits the last.
+func CheckBatch(b Batch) CheckedBatch {
+	return CheckedBatch{batch: b, checked: checkOps(b.Ops)}
+}
+
+// Batch is the batch that was checked.
+func (c CheckedBatch) Batch() Batch { return c.batch }
+
+// ApplyChecked is ApplyBatch for a batch CheckBatch has validated.
+func (s *Store) ApplyChecked(ctx context.Context, c CheckedBatch) (ApplyResult, error) {
 	var res ApplyResult
-	checked := checkOps(b.Ops)
+	b, checked := c.batch, c.checked
+	if len(checked) != len(b.Ops) {
+		return ApplyResult{}, errors.New("apply: the batch was not checked by CheckBatch")
+	}
 	err := s.write(ctx, func(w *writeTx) error {
 		res = ApplyResult{}
 		w.ops = slices.Grow(w.ops, len(b.Ops))

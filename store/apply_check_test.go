@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"testing"
@@ -35,5 +36,34 @@ func TestCheckOps_ParallelMatchesOneByOne(t *testing.T) {
 	}
 	if invalid != (len(ops)+36)/37 {
 		t.Fatalf("%d invalid ops, want %d", invalid, (len(ops)+36)/37)
+	}
+}
+
+// TestApplyChecked_SameAsApplyBatch: a batch checked ahead and applied
+// with ApplyChecked leaves what ApplyBatch leaves, and an unchecked one is
+// refused without writing.
+func TestApplyChecked_SameAsApplyBatch(t *testing.T) {
+	gen := newBenchGen(3)
+	ops := gen.batch(300).Ops
+	ops[7].Event.Type = "" // invalid: quarantined by both
+	a, _ := openReplica(t, repD)
+	b, _ := openReplica(t, repD)
+	ctx := context.Background()
+	resA, err := a.ApplyBatch(ctx, Batch{Ops: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resB, err := b.ApplyChecked(ctx, CheckBatch(Batch{Ops: ops}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmtResult(resA) != fmtResult(resB) || resB.Quarantined != 1 {
+		t.Fatalf("ApplyBatch %s, ApplyChecked %s; want the same with one quarantined", fmtResult(resA), fmtResult(resB))
+	}
+	if da, db := dump(t, a), dump(t, b); da != db {
+		t.Fatalf("stores differ:\n%s\n---\n%s", da, db)
+	}
+	if _, err := b.ApplyChecked(ctx, CheckedBatch{batch: Batch{Ops: gen.batch(1).Ops}}); err == nil {
+		t.Fatal("an unchecked batch was applied")
 	}
 }
