@@ -3,6 +3,7 @@ module github.com/lsnode/lsnode
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/hashicorp/memberlist v0.7.0
 	github.com/mark3labs/mcp-go v1.2.1

@@ -85,6 +85,7 @@ type Integrity struct {
 	m       *integrityMetrics
 	workers int
 	own     *sigCache // this node's recent signatures
+	vs      verifiers // per-origin precomputed verification
 
 	mu       sync.RWMutex
 	pinned   map[string]ed25519.PublicKey

@@ -151,7 +151,7 @@ func (in *Integrity) verifyOne(op *store.Op, digests map[string]string, done ed2
 		in.m.preverified.Add(1)
 		return
 	}
-	if err := opsig.Verify(key, e, digests, op.Signature); err != nil {
+	if err := in.verifyOp(e.OriginReplica, key, e, digests, op.Signature); err != nil {
 		in.refuse(op, store.ReasonSignature, err.Error())
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
-	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // Pipelined verification: a session's reader goroutine checks the
@@ -47,7 +46,7 @@ func (in *Integrity) preverify(b *pb.Batch, held map[string]int64) *preverified 
 	}
 	in.parallel(len(todo), func(j int) {
 		i := todo[j]
-		if opsig.Verify(keys[i], opFromWire(ops[i]).Event, nil, ops[i].GetSignature()) != nil {
+		if in.verifyOp(ops[i].GetOriginReplica(), keys[i], opFromWire(ops[i]).Event, nil, ops[i].GetSignature()) != nil {
 			keys[i] = nil
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -51,7 +52,7 @@ func TestGolden(t *testing.T) {
 	if got := hex.EncodeToString(sig); got != goldenSignature {
 		t.Errorf("signature = %s, want %s", got, goldenSignature)
 	}
-	if err := opsig.Verify(testKey().Public().(ed25519.PublicKey), e, d, sig); err != nil {
+	if err := verifyBoth(t, testKey().Public().(ed25519.PublicKey), e, d, sig); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 }
@@ -90,14 +91,14 @@ func TestEveryFieldIsSigned(t *testing.T) {
 		default:
 			f.SetString(f.String() + "x")
 		}
-		if err := opsig.Verify(pub, changed, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
+		if err := verifyBoth(t, pub, changed, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
 			t.Errorf("changing %s: verify = %v, want ErrBadSignature", name, err)
 		}
 	}
 	for id := range d {
 		other := map[string]string{"art_a": d["art_a"], "art_b": d["art_b"]}
 		other[id] = "ff00"
-		if err := opsig.Verify(pub, e, other, sig); !errors.Is(err, opsig.ErrBadSignature) {
+		if err := verifyBoth(t, pub, e, other, sig); !errors.Is(err, opsig.ErrBadSignature) {
 			t.Errorf("changing the digest of %s: verify = %v, want ErrBadSignature", id, err)
 		}
 	}
@@ -105,11 +106,11 @@ func TestEveryFieldIsSigned(t *testing.T) {
 	// (the length prefixes).
 	shifted := e
 	shifted.Stream, shifted.Room = "cod", "elsnode"
-	if err := opsig.Verify(pub, shifted, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
+	if err := verifyBoth(t, pub, shifted, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
 		t.Errorf("shifting a byte between fields: verify = %v, want ErrBadSignature", err)
 	}
 	other, _, _ := ed25519.GenerateKey(nil)
-	if err := opsig.Verify(other, e, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
+	if err := verifyBoth(t, other, e, d, sig); !errors.Is(err, opsig.ErrBadSignature) {
 		t.Errorf("another key: verify = %v, want ErrBadSignature", err)
 	}
 }
@@ -128,7 +129,7 @@ func TestRelayFormsVerify(t *testing.T) {
 	relayed.Seq = 99
 	relayed.Metadata = json.RawMessage(`{"a":[true,null],"b":1.0}`)
 	relayed.ArtifactIDs = []string{"art_a", "art_b", "art_a"}
-	if err := opsig.Verify(key.Public().(ed25519.PublicKey), relayed, d, sig); err != nil {
+	if err := verifyBoth(t, key.Public().(ed25519.PublicKey), relayed, d, sig); err != nil {
 		t.Errorf("relayed form: %v", err)
 	}
 	noMeta := e
@@ -138,7 +139,7 @@ func TestRelayFormsVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	noMeta.Metadata = json.RawMessage(`{}`)
-	if err := opsig.Verify(key.Public().(ed25519.PublicKey), noMeta, d, sig2); err != nil {
+	if err := verifyBoth(t, key.Public().(ed25519.PublicKey), noMeta, d, sig2); err != nil {
 		t.Errorf("absent metadata vs {}: %v", err)
 	}
 }
@@ -154,7 +155,7 @@ func TestUnsignable(t *testing.T) {
 	}
 	e, d := sampleEvent()
 	pub := testKey().Public().(ed25519.PublicKey)
-	if err := opsig.Verify(pub, e, d, []byte("short")); !errors.Is(err, opsig.ErrBadSignature) {
+	if err := verifyBoth(t, pub, e, d, []byte("short")); !errors.Is(err, opsig.ErrBadSignature) {
 		t.Errorf("short signature: %v, want ErrBadSignature", err)
 	}
 	if err := opsig.Verify(pub[:5], e, d, make([]byte, ed25519.SignatureSize)); !errors.Is(err, opsig.ErrBadSignature) {
@@ -216,6 +217,24 @@ func TestFingerprint(t *testing.T) {
 	}
 }
 
+// verifyBoth checks with Verify and with a Verifier of pub, which must
+// agree, error text included; it returns Verify's error.
+func verifyBoth(t *testing.T, pub ed25519.PublicKey, e store.Event, d map[string]string, sig []byte) error {
+	t.Helper()
+	err := opsig.Verify(pub, e, d, sig)
+	v, verr := opsig.NewVerifier(pub)
+	if verr != nil {
+		t.Fatalf("NewVerifier: %v", verr)
+	}
+	if !v.PublicKey().Equal(pub) {
+		t.Fatal("the verifier holds another key")
+	}
+	if got := v.Verify(e, d, sig); fmt.Sprint(got) != fmt.Sprint(err) || errors.Is(got, opsig.ErrBadSignature) != errors.Is(err, opsig.ErrBadSignature) {
+		t.Fatalf("Verifier.Verify = %v, Verify = %v", got, err)
+	}
+	return err
+}
+
 func BenchmarkVerify(b *testing.B) {
 	key := testKey()
 	pub := key.Public().(ed25519.PublicKey)
@@ -224,11 +243,24 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if err := opsig.Verify(pub, e, d, sig); err != nil {
+	b.Run("impl=Verify", func(b *testing.B) {
+		for b.Loop() {
+			if err := opsig.Verify(pub, e, d, sig); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=Verifier", func(b *testing.B) {
+		v, err := opsig.NewVerifier(pub)
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
+		for b.Loop() {
+			if err := v.Verify(e, d, sig); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkSign(b *testing.B) {
@@ -237,6 +269,15 @@ func BenchmarkSign(b *testing.B) {
 	for b.Loop() {
 		if _, err := opsig.Sign(key, e, d); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestNewVerifierRefusesNonKeys(t *testing.T) {
+	// y = 2 is the y of no curve point.
+	for _, pub := range []ed25519.PublicKey{make([]byte, 5), append([]byte{2}, make([]byte, 31)...)} {
+		if _, err := opsig.NewVerifier(pub); !errors.Is(err, opsig.ErrBadSignature) {
+			t.Errorf("NewVerifier(%x) = %v, want ErrBadSignature", []byte(pub), err)
 		}
 	}
 }
