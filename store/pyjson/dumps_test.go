@@ -159,3 +159,22 @@ func TestDumpsErrors(t *testing.T) {
 		})
 	}
 }
+
+// AppendCompact writes what Compact writes, after what dst holds, and
+// leaves dst as it was when the text cannot be written.
+func TestAppendCompact(t *testing.T) {
+	for _, raw := range []string{string(benchEvent), `{"a": [1, 2.50, "é"], "b": {}}`, `"x"`, `{"a":1,"a":2}`} {
+		want, err := Compact(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := AppendCompact([]byte("prefix "), []byte(raw))
+		if err != nil || string(got) != "prefix "+string(want) {
+			t.Errorf("AppendCompact(%s) = %q, %v; want %q", raw, got, err, "prefix "+string(want))
+		}
+	}
+	dst := []byte("prefix ")
+	if got, err := AppendCompact(dst, []byte(`{"a": `)); err == nil || string(got) != "prefix " {
+		t.Errorf("invalid text: %q, %v; want the prefix alone and an error", got, err)
+	}
+}

@@ -29,3 +29,13 @@ func BenchmarkDumpsIndentEvent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompactEvent renders a stored event's JSON as an SSE frame
+// does: json.dumps(event), ASCII only, straight from its bytes.
+func BenchmarkCompactEvent(b *testing.B) {
+	for b.Loop() {
+		if _, err := Compact(json.RawMessage(benchEvent)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -35,6 +35,17 @@ func Compact(v any) ([]byte, error) {
 	return encode(v, compactStyle)
 }
 
+// AppendCompact appends Compact of the JSON text raw to dst; on error it
+// returns dst as it was. A stream writing many values (an SSE page)
+// renders them into one buffer this way.
+func AppendCompact(dst, raw []byte) ([]byte, error) {
+	e := encoder{style: compactStyle, buf: dst}
+	if err := e.raw(raw); err != nil {
+		return dst, err
+	}
+	return e.buf, nil
+}
+
 // JCS returns the RFC 8785 canonical form of one JSON text: no
 // whitespace, object keys sorted by UTF-16 code units, numbers as
 // ECMAScript doubles, strings with minimal escaping. A repeated key takes

@@ -13,10 +13,17 @@ const hexDigits = "0123456789abcdef"
 // C0 controls (the short forms \b \t \n \f \r, else \u00xx), as both
 // Python and RFC 8785 do; in ascii mode it also escapes everything outside
 // ' '..'~' as \uxxxx, with surrogate pairs above U+FFFF. Invalid UTF-8
-// bytes become U+FFFD.
+// bytes become U+FFFD. Runs of printable ASCII are copied at once.
 func appendString(dst []byte, s string, ascii bool) []byte {
 	dst = append(dst, '"')
-	for _, r := range s {
+	for s != "" {
+		n := printablePrefix(s)
+		dst = append(dst, s[:n]...)
+		if s = s[n:]; s == "" {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
 		switch {
 		case r == '"':
 			dst = append(dst, `\"`...)
@@ -31,6 +38,17 @@ func appendString(dst []byte, s string, ascii bool) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// printablePrefix is the length of the leading run of s that every style
+// writes as it stands: ' '..'~' but '"' and '\\'.
+func printablePrefix[T string | []byte](s T) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(s)
 }
 
 func appendControl(dst []byte, r rune) []byte {

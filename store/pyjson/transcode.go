@@ -182,7 +182,7 @@ func (m *memberKeys) add(key []byte) bool {
 // appendStringText writes a string given its JSON text and decoded bytes:
 // a plain string is its own encoding unless the style escapes non-ASCII.
 func (e *encoder) appendStringText(text, decoded []byte, plain bool) {
-	if plain && !e.ascii {
+	if plain && (!e.ascii || printablePrefix(decoded) == len(decoded)) {
 		e.buf = append(e.buf, text...)
 		return
 	}
