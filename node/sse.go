@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"sync"
@@ -137,7 +136,7 @@ type sseStream struct {
 	// watch wakes the stream at commits holding an event its filters
 	// could match.
 	watch *store.Watch
-	buf   bytes.Buffer
+	buf   []byte // the page being written, reused from page to page
 }
 
 // run writes pages until the client leaves, a write fails, or the node
@@ -182,8 +181,7 @@ func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan st
 		case <-changed:
 			return true
 		case <-hb.C:
-			st.buf.Reset()
-			st.buf.WriteString(": ping\n\n")
+			st.buf = append(st.buf[:0], ": ping\n\n"...)
 			if st.flush() != nil {
 				return false
 			}
@@ -200,20 +198,24 @@ func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan st
 // full event as one JSON line), then, on a portable-cursor stream, a
 // ": cursor <token>" comment a client may resume from on any node.
 func (st *sseStream) writePage(page store.ListResult) error {
-	st.buf.Reset()
+	b := st.buf[:0]
 	for i := range page.Events {
-		data, err := pyjson.Compact(page.Events[i])
+		ev := &page.Events[i]
+		raw, err := ev.MarshalJSON()
+		if err == nil {
+			b = append(append(append(b, "id: "...), ev.ID...), "\nevent: logstream\ndata: "...)
+			b, err = pyjson.AppendCompact(b, raw)
+		}
 		if err != nil {
-			st.s.log.Error("sse stream ended: event not encodable", "id", page.Events[i].ID, "err", err)
+			st.s.log.Error("sse stream ended: event not encodable", "id", ev.ID, "err", err)
 			return err
 		}
-		st.buf.WriteString("id: " + page.Events[i].ID + "\nevent: logstream\ndata: ")
-		st.buf.Write(data)
-		st.buf.WriteString("\n\n")
+		b = append(b, "\n\n"...)
 	}
 	if st.cur.portable {
-		st.buf.WriteString(": cursor " + page.Cursor + "\n\n")
+		b = append(append(append(b, ": cursor "...), page.Cursor...), "\n\n"...)
 	}
+	st.buf = b
 	if err := st.flush(); err != nil {
 		return err
 	}
@@ -225,7 +227,7 @@ func (st *sseStream) writePage(page store.ListResult) error {
 // client that stopped reading is dropped instead of holding a slot.
 func (st *sseStream) flush() error {
 	_ = st.rc.SetWriteDeadline(time.Now().Add(st.s.cfg.WriteTimeout))
-	if _, err := st.w.Write(st.buf.Bytes()); err != nil {
+	if _, err := st.w.Write(st.buf); err != nil {
 		return err
 	}
 	return st.rc.Flush()

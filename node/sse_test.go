@@ -14,6 +14,7 @@ import (
 
 	"github.com/lsnode/lsnode/node/sseclient"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // frameEvent decodes the data of an event frame and checks its framing.
@@ -50,6 +51,10 @@ func TestSSE_LiveTailSendsOnlyLaterEvents(t *testing.T) {
 	}
 	if strings.Contains(f.Data, "\n") {
 		t.Fatal("data spans lines")
+	}
+	// The data is json.dumps of the event dict, byte for byte.
+	if want, err := pyjson.Compact(after); err != nil || f.Data != string(want) {
+		t.Fatalf("data %s, want %s (%v)", f.Data, want, err)
 	}
 	// Key order of the wire event dict (mempalace-wire.md §1.7).
 	keys := []string{`"id"`, `"seq"`, `"origin_replica"`, `"origin_seq"`, `"hlc"`, `"type"`, `"stream"`, `"room"`,
