@@ -24,7 +24,8 @@ func selfCPU() time.Duration {
 }
 
 // profileNodes fetches a CPU profile of d from every node's /debug/pprof/
-// after waiting delay, into dir/node<i>.cpu.pprof, when dir is not "".
+// after waiting delay, into dir/node<i>.cpu.pprof, and the allocations of
+// the same span into dir/node<i>.allocs.pprof, when dir is not "".
 // The returned wait joins the fetches and reports their errors; a failed
 // profile does not fail the benchmark.
 func profileNodes(t *testing.T, dir string, nodes []*lsnodeProc, delay, d time.Duration) (wait func()) {
@@ -33,26 +34,32 @@ func profileNodes(t *testing.T, dir string, nodes []*lsnodeProc, delay, d time.D
 		return func() {}
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, len(nodes))
+	kinds := []struct{ route, file string }{{"profile", "cpu"}, {"allocs", "allocs"}}
+	errs := make([]error, len(nodes)*len(kinds))
 	for i, p := range nodes {
-		wg.Go(func() {
-			time.Sleep(delay)
-			errs[i] = fetchProfile(p, d, filepath.Join(dir, fmt.Sprintf("node%d.cpu.pprof", i)))
-		})
+		for k, kind := range kinds {
+			wg.Go(func() {
+				time.Sleep(delay)
+				path := filepath.Join(dir, fmt.Sprintf("node%d.%s.pprof", i, kind.file))
+				errs[i*len(kinds)+k] = fetchProfile(p, kind.route, d, path)
+			})
+		}
 	}
 	return func() {
 		wg.Wait()
 		for i, err := range errs {
 			if err != nil {
-				t.Logf("CPU profile of node %d: %v", i, err)
+				t.Logf("%s profile of node %d: %v", kinds[i%len(kinds)].route, i/len(kinds), err)
 			}
 		}
-		t.Logf("CPU profiles of %v in %s (go tool pprof -top bin/lsnode %s/node0.cpu.pprof)", d, dir, dir)
+		t.Logf("CPU and allocation profiles of %v in %s (go tool pprof -top bin/lsnode %s/node0.cpu.pprof)", d, dir, dir)
 	}
 }
 
-func fetchProfile(p *lsnodeProc, d time.Duration, path string) error {
-	req, err := http.NewRequest("GET", fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.URL, int(d.Seconds())), nil)
+// fetchProfile saves /debug/pprof/<kind> over d (a CPU profile, or the
+// difference of a cumulative one such as allocs) to path.
+func fetchProfile(p *lsnodeProc, kind string, d time.Duration, path string) error {
+	req, err := http.NewRequest("GET", fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", p.URL, kind, int(d.Seconds())), nil)
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,9 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	before := make([]histogram, len(nodes))
 	commitsBefore := make([]histogram, len(nodes))
 	cpu := make([]procStat, len(nodes))
+	gcs := make([]float64, len(nodes)) // Go GC cycles
 	for i, p := range nodes {
+		gcs[i] = metricOrZero(scrapeMetrics(t, p), "go_gc_duration_seconds_count")
 		before[i] = scrapeHistogram(t, p, "lsnode_store_apply_delay_seconds")
 		commitsBefore[i] = scrapeHistogram(t, p, "lsnode_store_commit_duration_seconds")
 		cpu[i] = readProc(p)
@@ -247,8 +249,9 @@ func measureDelays(t *testing.T, nodes []*lsnodeProc, rate, secs float64, worker
 	for i, p := range nodes {
 		after := readProc(p)
 		cpuSum += after.CPU - cpu[i].CPU
-		rows = append(rows, fmt.Sprintf("node %d: CPU %.0f%% of a core, RSS %s, peak %s", i,
-			100*(after.CPU-cpu[i].CPU).Seconds()/window.Seconds(), mib(after.RSS), mib(after.HWM)))
+		gc := metricOrZero(scrapeMetrics(t, p), "go_gc_duration_seconds_count") - gcs[i]
+		rows = append(rows, fmt.Sprintf("node %d: CPU %.0f%% of a core, RSS %s, peak %s, %.0f GC cycles", i,
+			100*(after.CPU-cpu[i].CPU).Seconds()/window.Seconds(), mib(after.RSS), mib(after.HWM), gc))
 	}
 	t.Logf("per node over the load window (load average %s); all nodes' CPU per appended event %.0f µs; the test process (load and SSE readers) %.0f%% of a core:\n%s",
 		loadAverage(), float64(cpuSum.Microseconds())/float64(max(len(load.acked), 1)),
