@@ -12,7 +12,7 @@ import (
 // appends into one buffer: every MCP result, SSE frame and sync page that
 // carries events renders them here.
 func (e Event) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 320+len(e.Body)+len(e.Metadata))
+	b := make([]byte, 0, e.jsonSizeHint())
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, e.ID)
 	b = append(b, `,"seq":`...)
@@ -61,6 +61,22 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = strconv.AppendInt(b, int64(e.BodyLength), 10)
 	}
 	return append(b, '}'), nil
+}
+
+// jsonSizeHint bounds MarshalJSON's output when no string needs
+// escaping: the keys, quotes and punctuation with the optional
+// body_truncated pair and three numbers of up to 20 characters (360),
+// every string, and the artifact ids with their quotes and commas. One allocation then holds
+// the event, where a fixed 320 plus the body and metadata had to grow
+// once for most events (their ids, HLC and times alone take ~150 bytes).
+func (e Event) jsonSizeHint() int {
+	n := 360 + len(e.Body) + len(e.Metadata) + len(e.ID) + len(e.OriginReplica) + len(e.HLC) + len(e.Type) +
+		len(e.Stream) + len(e.Room) + len(e.Topic) + len(e.FromAgent) + len(e.ToAgent) + len(e.CorrelationID) +
+		len(e.Branch) + len(e.BaseCommit) + len(e.Status) + len(e.CreatedAt)
+	for _, id := range e.ArtifactIDs {
+		n += len(id) + 3
+	}
+	return n
 }
 
 // eventWire is the tolerant decoding shape of an event dict: nulls and

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -61,5 +62,25 @@ func TestEvent_MarshalJSONRoundTrip(t *testing.T) {
 	}
 	if m["topic"] != nil || m["status"] != nil || !reflect.DeepEqual(m["artifact_ids"], []any{}) || !reflect.DeepEqual(m["metadata"], map[string]any{}) {
 		t.Fatalf("empty event renders %s", empty)
+	}
+}
+
+// MarshalJSON's first buffer holds an event whose strings need no
+// escaping, so rendering it allocates once.
+func TestEventMarshalJSONSizeHint(t *testing.T) {
+	e := Event{ID: "evt_20261130T094500_0123456789ab", Seq: math.MinInt64, OriginReplica: "rep_0123456789abcdef0123456789abcdef",
+		OriginSeq: math.MinInt64, HLC: "0001764495900000-0000000001-rep_0123456789abcdef0123456789abcdef", Type: "task.request",
+		Stream: "project/x", Room: "delegation", Topic: "t", FromAgent: "a@host", ToAgent: "b@host", CorrelationID: "corr",
+		Branch: "main", BaseCommit: "abc", Status: "open", ArtifactIDs: []string{"art_1", "art_2"}, Body: "body",
+		CreatedAt: "2026-11-30T09:45:00.123456Z", Metadata: json.RawMessage(`{"k": 1}`), BodyTruncated: true, BodyLength: math.MinInt}
+	b, err := e.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > e.jsonSizeHint() {
+		t.Fatalf("%d bytes rendered, hint %d", len(b), e.jsonSizeHint())
+	}
+	if n := testing.AllocsPerRun(20, func() { _, _ = e.MarshalJSON() }); n > 1 {
+		t.Fatalf("%v allocations per MarshalJSON, want 1", n)
 	}
 }
