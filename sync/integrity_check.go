@@ -159,29 +159,24 @@ func (in *Integrity) verifyOne(op *store.Op, digests map[string]string, done ed2
 }
 
 // signAll signs pending ops of this node's own origin on up to in.workers
-// goroutines (Integrity.parallel). An op that cannot be encoded (an
-// artifact this node no longer holds) goes unsigned; a receiver that
-// pinned this node's key then waits for it.
-func (in *Integrity) signAll(pending []pendingSig, digests map[string]string) {
+// goroutines (Integrity.parallel), what a receiver verifies: the content
+// of each wire op. An op that cannot be encoded (an artifact this node no
+// longer holds) goes unsigned; a receiver that pinned this node's key
+// then waits for it.
+func (in *Integrity) signAll(pending []*pb.Op, digests map[string]string) {
 	in.parallel(len(pending), func(j int) {
-		p := pending[j]
-		if sig := in.own.get(p.e.OriginSeq); sig != nil {
-			p.w.Signature = sig
+		w := pending[j]
+		if sig := in.own.get(w.GetOriginSeq()); sig != nil {
+			w.Signature = sig
 			return
 		}
-		sig, err := opsig.Sign(in.key, p.e, digests)
+		sig, err := opsig.Sign(in.key, opFromWire(w).Event, digests)
 		if err != nil {
-			in.logger.Warn("serving an own op unsigned", "id", p.e.ID, "origin_seq", p.e.OriginSeq, "err", err)
+			in.logger.Warn("serving an own op unsigned", "id", w.GetId(), "origin_seq", w.GetOriginSeq(), "err", err)
 			return
 		}
-		p.w.Signature = sig
-		in.own.put(p.e.OriginSeq, sig)
+		w.Signature = sig
+		in.own.put(w.GetOriginSeq(), sig)
 		in.m.signedOne()
 	})
-}
-
-// pendingSig is an own op waiting to be signed before its batch is sent.
-type pendingSig struct {
-	w *pb.Op
-	e store.Event
 }

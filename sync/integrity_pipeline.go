@@ -104,10 +104,10 @@ func (l *Link) signInWriter() { l.deferSign = true }
 // signature yet. Every batch carries the artifacts its ops name (the
 // batcher adds them per batch), so their digests come from b itself.
 func (in *Integrity) signFrame(b *pb.Batch, self string) {
-	var pending []pendingSig
+	var pending []*pb.Op
 	for _, w := range b.GetOps() {
 		if w.GetOriginReplica() == self && len(w.GetSignature()) == 0 {
-			pending = append(pending, pendingSig{w: w, e: opFromWire(w).Event})
+			pending = append(pending, w)
 		}
 	}
 	if len(pending) == 0 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/simnet"
@@ -55,5 +57,18 @@ func TestLink_NoRelayToDirectFollower(t *testing.T) {
 	}
 	if slices.Contains(pushed, x) || !slices.Contains(pushed, y) || !slices.Contains(pushed, own.OriginReplica) {
 		t.Fatalf("pushed ops of %v, want y's and a's own but not x's (b follows x directly)", pushed)
+	}
+	// The same ops in two lists (two commits queued) give the same frames.
+	split, err := a.Local(ctx, batch.Ops, la.Ops("rep_a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(split) != len(frames) {
+		t.Fatalf("%d frames from two lists, %d from one", len(split), len(frames))
+	}
+	for i := range frames {
+		if !proto.Equal(split[i], frames[i]) {
+			t.Fatalf("frame %d differs: %v from two lists, %v from one", i, split[i], frames[i])
+		}
 	}
 }

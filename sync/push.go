@@ -17,19 +17,24 @@ import (
 // that the peer cannot apply in order is deferred there and repaired by
 // its next pull; a relay skipped while the peer's direct session was
 // failing, by its next round.
-func (l *Link) Local(ctx context.Context, ops []store.Op) ([]*pb.Frame, error) {
+//
+// The ops may come in several lists (commits queued while the session was
+// busy); they are batched together, in order.
+func (l *Link) Local(ctx context.Context, lists ...[]store.Op) ([]*pb.Frame, error) {
 	if !l.ready || !l.peerFollows {
 		return nil, nil
 	}
 	b := newBatcher(l, 0, 0)
-	for _, op := range ops {
-		e := op.Event
-		if e.OriginReplica == l.peer || e.OriginSeq <= l.peerHas[e.OriginReplica] ||
-			(e.OriginReplica != l.self && l.peerDirect[e.OriginReplica]) {
-			continue
-		}
-		if err := b.add(ctx, op); err != nil {
-			return nil, err
+	for _, ops := range lists {
+		for i := range ops {
+			e := &ops[i].Event
+			if e.OriginReplica == l.peer || e.OriginSeq <= l.peerHas[e.OriginReplica] ||
+				(e.OriginReplica != l.self && l.peerDirect[e.OriginReplica]) {
+				continue
+			}
+			if err := b.add(ctx, ops[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return b.finish(), nil

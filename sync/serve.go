@@ -80,9 +80,10 @@ type batcher struct {
 	cur      *pb.Batch
 	curBytes int
 	curArts  map[string]bool
-	// Origin integrity: own ops to sign before the frames leave, and the
-	// digests of the artifacts they name.
-	toSign  []pendingSig
+	// Origin integrity: own ops to sign in finish (a Link that signs in
+	// its session's writer leaves them to it), and the digests of the
+	// artifacts they name.
+	toSign  []*pb.Op
 	digests map[string]string
 }
 
@@ -134,8 +135,10 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 	}
 	w := opToWire(op)
 	if b.l.cfg.Integrity != nil && op.Event.OriginReplica == b.l.self && len(w.Signature) == 0 {
-		b.toSign = append(b.toSign, pendingSig{w: w, e: op.Event})
-		b.curBytes += 64 // the signature added at finish
+		if !b.l.deferSign {
+			b.toSign = append(b.toSign, w)
+		}
+		b.curBytes += 64 // the signature added before the frame leaves
 	}
 	b.cur.Ops = append(b.cur.Ops, w)
 	b.curBytes += proto.Size(w)

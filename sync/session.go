@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +35,7 @@ type session struct {
 	stream frameStream
 	out    *outbox
 	local  chan []store.Op // committed ops to offer for push; bounded
+	lists  [][]store.Op    // moreLocal's result, owned by the loop
 	lagged atomic.Bool     // local ops were dropped for this session
 	kick   chan struct{}
 	status atomic.Pointer[LinkStatus]
@@ -71,24 +71,25 @@ func (s *session) offer(ops []store.Op) {
 	}
 }
 
-// moreLocal adds to ops the op lists already waiting in the push queue,
-// up to Config.BatchOps ops: a backlog goes out in few frames, which the
-// peer applies in few transactions. The lists are shared with the other
-// sessions, so they are copied, never appended to.
-func (s *session) moreLocal(ops []store.Op) []store.Op {
-	merged := false
-	for len(ops) < s.r.cfg.BatchOps {
+// moreLocal returns ops and the op lists already waiting in the push
+// queue, up to Config.BatchOps ops: a backlog goes out in few frames,
+// which the peer applies in few transactions. The lists are shared with
+// the other sessions, so they are read, never copied or appended to; the
+// returned slice is the session's own, reused by the next call.
+func (s *session) moreLocal(ops []store.Op) [][]store.Op {
+	lists := append(s.lists[:0], ops)
+	for n := len(ops); n < s.r.cfg.BatchOps; {
 		select {
 		case more := <-s.local:
-			if !merged {
-				ops, merged = slices.Clip(ops), true
-			}
-			ops = append(ops, more...)
+			lists = append(lists, more)
+			n += len(more)
 		default:
-			return ops
+			s.lists = lists
+			return lists
 		}
 	}
-	return ops
+	s.lists = lists
+	return lists
 }
 
 func (s *session) markLagged() {
@@ -136,7 +137,9 @@ func (s *session) run(ctx context.Context) error {
 				s.refresh() // pushSessions picks by these two
 			}
 		case ops := <-s.local:
-			out, err = s.link.Local(ctx, s.moreLocal(ops))
+			lists := s.moreLocal(ops)
+			out, err = s.link.Local(ctx, lists...)
+			clear(lists) // the ops are in the frames now
 		case <-s.kick:
 		case <-ticker.C:
 			out, err = s.tick()

@@ -23,9 +23,9 @@ func TestSession_MoreLocalCoalescesUpToBatchOps(t *testing.T) {
 	s.local <- third
 	s.local <- opsOf("a", 7, 1)
 
-	got := s.moreLocal(first)
-	if len(got) != 6 || got[5].Event.OriginSeq != 6 {
-		t.Fatalf("merged %d ops (last %+v), want seqs 1..6: the lists waiting until BatchOps is reached", len(got), got[len(got)-1].Event)
+	got := seqsOf(s.moreLocal(first))
+	if len(got) != 6 || got[5] != 6 {
+		t.Fatalf("took seqs %v, want 1..6: the lists waiting until BatchOps is reached", got)
 	}
 	if len(first) != 2 || first[:3][2].Event.OriginSeq != 0 {
 		t.Fatalf("the first list (shared with other sessions) was written to: %+v", first[:3])
@@ -33,10 +33,21 @@ func TestSession_MoreLocalCoalescesUpToBatchOps(t *testing.T) {
 	if len(s.local) != 1 {
 		t.Fatalf("%d lists left in the queue, want 1", len(s.local))
 	}
-	if alone := s.moreLocal(opsOf("b", 1, 1)); len(alone) != 2 {
-		t.Fatalf("with one list waiting: %d ops, want 2", len(alone))
+	if alone := seqsOf(s.moreLocal(opsOf("b", 1, 1))); len(alone) != 2 {
+		t.Fatalf("with one list waiting: seqs %v, want 2 ops", alone)
 	}
-	if alone := s.moreLocal(opsOf("b", 2, 1)); len(alone) != 1 {
-		t.Fatalf("with an empty queue: %d ops, want 1", len(alone))
+	if alone := seqsOf(s.moreLocal(opsOf("b", 2, 1))); len(alone) != 1 {
+		t.Fatalf("with an empty queue: seqs %v, want 1 op", alone)
 	}
+}
+
+// seqsOf lists the origin_seq of every op in lists, in order.
+func seqsOf(lists [][]store.Op) []int64 {
+	var out []int64
+	for _, ops := range lists {
+		for _, op := range ops {
+			out = append(out, op.Event.OriginSeq)
+		}
+	}
+	return out
 }
