@@ -202,12 +202,15 @@ func (p *parser) str() (string, error) {
 func (p *parser) strSpan() (text []byte, plain bool, err error) {
 	start := p.pos
 	plain = true
+	ascii := true // utf8.Valid is needed only past ASCII
 	for i := start + 1; i < len(p.data); i++ {
 		switch c := p.data[i]; {
 		case c == '"':
 			p.pos = i + 1
 			text = p.data[start:p.pos]
-			return text, plain && utf8.Valid(text), nil
+			return text, plain && (ascii || utf8.Valid(text)), nil
+		case c >= utf8.RuneSelf:
+			ascii = false
 		case c == '\\':
 			plain = false
 			i++ // the escaped byte cannot end the string
