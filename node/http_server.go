@@ -27,6 +27,7 @@ type surface struct {
 	policy  *policy
 	stats   *requestStats
 	sse     *sseSlots
+	frames  sseFrames // events rendered for SSE, shared by the streams
 	// clientStreams and clientWaits are the per-client caps of streams and
 	// of long polls (client_limits.go).
 	clientStreams, clientWaits *clientSlots

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // sseBatchLimit is the most events one page of a stream carries (the
@@ -195,22 +194,18 @@ func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan st
 }
 
 // writePage writes one frame per event (id, event: logstream, data: the
-// full event as one JSON line), then, on a portable-cursor stream, a
+// full event as one JSON line; sseFrames shares them between streams),
+// then, on a portable-cursor stream, a
 // ": cursor <token>" comment a client may resume from on any node.
 func (st *sseStream) writePage(page store.ListResult) error {
 	b := st.buf[:0]
+	shared := st.s.sse.active() > 1
 	for i := range page.Events {
-		ev := &page.Events[i]
-		raw, err := ev.MarshalJSON()
-		if err == nil {
-			b = append(append(append(b, "id: "...), ev.ID...), "\nevent: logstream\ndata: "...)
-			b, err = pyjson.AppendCompact(b, raw)
-		}
-		if err != nil {
-			st.s.log.Error("sse stream ended: event not encodable", "id", ev.ID, "err", err)
+		var err error
+		if b, err = st.s.frames.appendSharedFrame(b, &page.Events[i], shared); err != nil {
+			st.s.log.Error("sse stream ended: event not encodable", "id", page.Events[i].ID, "err", err)
 			return err
 		}
-		b = append(b, "\n\n"...)
 	}
 	if st.cur.portable {
 		b = append(append(append(b, ": cursor "...), page.Cursor...), "\n\n"...)

@@ -12,7 +12,8 @@ import (
 // BenchmarkSSEDelivery measures the time from the start of an append to
 // the receipt of its frame by every open stream (push on commit: no
 // polling interval), and reports p50 and p99 over b.N appends, with the
-// median of the append call alone for comparison.
+// median of the append call alone for comparison, and the process's CPU
+// per append (the streams' clients included).
 func BenchmarkSSEDelivery(b *testing.B) {
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
@@ -38,6 +39,7 @@ func BenchmarkSSEDelivery(b *testing.B) {
 			}
 			lat, commit := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 			b.ResetTimer()
+			cpu := startCPU()
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
 				e := htAppend(b, n, store.AppendInput{Body: "bench"})
@@ -53,6 +55,7 @@ func BenchmarkSSEDelivery(b *testing.B) {
 				lat = append(lat, last.Sub(start))
 			}
 			b.StopTimer()
+			cpu.report(b)
 			slices.Sort(lat)
 			slices.Sort(commit)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
