@@ -195,8 +195,8 @@ func (st *sseStream) idle(ctx context.Context, hb *time.Timer, changed <-chan st
 
 // writePage writes one frame per event (id, event: logstream, data: the
 // full event as one JSON line; sseFrames shares them between streams),
-// then, on a portable-cursor stream, a
-// ": cursor <token>" comment a client may resume from on any node.
+// then, on a portable-cursor stream, a ": cursor <token>" comment a
+// client may resume from on any node.
 func (st *sseStream) writePage(page store.ListResult) error {
 	b := st.buf[:0]
 	shared := st.s.sse.active() > 1

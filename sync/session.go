@@ -77,19 +77,17 @@ func (s *session) offer(ops []store.Op) {
 // the other sessions, so they are read, never copied or appended to; the
 // returned slice is the session's own, reused by the next call.
 func (s *session) moreLocal(ops []store.Op) [][]store.Op {
-	lists := append(s.lists[:0], ops)
+	s.lists = append(s.lists[:0], ops)
 	for n := len(ops); n < s.r.cfg.BatchOps; {
 		select {
 		case more := <-s.local:
-			lists = append(lists, more)
+			s.lists = append(s.lists, more)
 			n += len(more)
 		default:
-			s.lists = lists
-			return lists
+			return s.lists
 		}
 	}
-	s.lists = lists
-	return lists
+	return s.lists
 }
 
 func (s *session) markLagged() {
