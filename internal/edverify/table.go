@@ -1,6 +1,10 @@
 package edverify
 
-import "filippo.io/edwards25519"
+import (
+	"encoding/binary"
+
+	"filippo.io/edwards25519"
+)
 
 // table holds the multiples of a point P for fixed-window scalar
 // multiplication: rows[i][j] = (j+1)·2^(w·i)·P, one row per window of w
@@ -55,15 +59,28 @@ func (t *table) mulAdd(acc *edwards25519.Point, s *edwards25519.Scalar, sign int
 // maxWindows bounds windows(w) for the widths used (w >= 4).
 const maxWindows = 65
 
-// signedDigits writes the little-endian scalar b as n digits d[i] with
-// b = Σ d[i]·2^(w·i) and |d[i]| <= 2^(w-1): each window's w bits, less
-// 2^w (and a carry into the next window) when they reach 2^(w-1). The
-// last window lies above bit 256, so it holds only the last carry.
+// signedDigits writes the little-endian 32-byte scalar b as n digits
+// d[i] with b = Σ d[i]·2^(w·i) and |d[i]| <= 2^(w-1): each window's w
+// bits, less 2^w (and a carry into the next window) when they reach
+// 2^(w-1). The last window lies above bit 256, so it holds only the last
+// carry.
 func signedDigits(d *[maxWindows]int16, b []byte, w uint, n int) []int16 {
-	half := int16(1) << (w - 1)
+	var words [5]uint64 // b as little-endian words, and a zero one past it
+	for i := range 4 {
+		words[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	half, mask := int16(1)<<(w-1), uint64(1)<<w-1
 	var carry int16
 	for i := range n {
-		v := int16(bitsAt(b, uint(i)*w, w)) + carry
+		pos := uint(i) * w
+		v := carry
+		if q, r := pos/64, pos%64; q < 4 {
+			bits := words[q] >> r
+			if r+w > 64 {
+				bits |= words[q+1] << (64 - r)
+			}
+			v += int16(bits & mask)
+		}
 		carry = 0
 		if v >= half {
 			v -= 2 * half
@@ -72,17 +89,4 @@ func signedDigits(d *[maxWindows]int16, b []byte, w uint, n int) []int16 {
 		d[i] = v
 	}
 	return d[:n]
-}
-
-// bitsAt returns the w bits of the little-endian b starting at bit pos;
-// bits past the end of b are zero.
-func bitsAt(b []byte, pos, w uint) uint32 {
-	var v uint32
-	for k := range w {
-		p := pos + k
-		if int(p/8) < len(b) && b[p/8]>>(p%8)&1 == 1 {
-			v |= 1 << k
-		}
-	}
-	return v
 }
