@@ -36,7 +36,7 @@ type sseFrame struct {
 func (c *sseFrames) get(ev *store.Event) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f := &c.slots[ev.Seq%sseFrameSlots]
+	f := &c.slots[uint64(ev.Seq)%sseFrameSlots]
 	if f.frame == nil || f.seq != ev.Seq || f.id != ev.ID || f.truncated != ev.BodyTruncated {
 		return nil, false
 	}
@@ -46,7 +46,7 @@ func (c *sseFrames) get(ev *store.Event) ([]byte, bool) {
 func (c *sseFrames) put(ev *store.Event, frame []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.slots[ev.Seq%sseFrameSlots] = sseFrame{seq: ev.Seq, id: ev.ID, truncated: ev.BodyTruncated, frame: frame}
+	c.slots[uint64(ev.Seq)%sseFrameSlots] = sseFrame{seq: ev.Seq, id: ev.ID, truncated: ev.BodyTruncated, frame: frame}
 }
 
 // appendFrame appends ev's frame: its id, "event: logstream", and the
