@@ -52,7 +52,8 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	t.Logf("source log: %d events of %s written by ApplyBatch at %.0f events/s; load average %s", n, benchOrigin, applyRate, loadAverage())
 
 	grpcSrc := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	startLsnode(t, nodeOptions{DataDir: srcDir, Args: []string{"--cluster-id", rpCluster, "--name", "src", "--grpc", grpcSrc}})
+	src := startLsnode(t, nodeOptions{DataDir: srcDir, Args: []string{"--cluster-id", rpCluster, "--name", "src", "--grpc", grpcSrc}})
+	srcBefore := readProc(src)
 	start := time.Now()
 	// LSNODE_BENCH_RECEIVER_ENV and _ARGS (space-separated) tune the
 	// receiver, e.g. GOMEMLIMIT=160MiB and --read-cache-mb 16.
@@ -62,6 +63,11 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	}
 	dst := startLsnode(t, nodeOptions{Env: dstEnv, Args: append([]string{"--cluster-id", rpCluster, "--name", "dst",
 		"--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--peer", grpcSrc}, dstArgs...)})
+	// LSNODE_BENCH_PROFILE_DIR: CPU profiles of the source (node0) and the
+	// receiver (node1) for LSNODE_BENCH_PROFILE_SECONDS (default 10) from
+	// 2 s into the catch-up.
+	profiled := profileNodes(t, os.Getenv("LSNODE_BENCH_PROFILE_DIR"), []*lsnodeProc{src, dst}, 2*time.Second,
+		time.Duration(envFloat("LSNODE_BENCH_PROFILE_SECONDS", 10))*time.Second)
 	var statusShown bool
 	var held int64
 	for {
@@ -84,13 +90,16 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	}
 	took := time.Since(start)
 	rate := float64(n) / took.Seconds()
-	ps := readProc(dst)
+	ps, srcPs := readProc(dst), readProc(src)
+	profiled()
 	metrics := scrapeMetrics(t, dst)
 	commit := metricValue(metrics, "lsnode_store_commit_duration_seconds_sum")
 	batches := metricValue(metrics, "lsnode_store_commit_duration_seconds_count")
 	t.Logf("catch-up of %d events: %v, %.0f events/s = %.0f%% of the in-process ApplyBatch rate; receiver VmHWM %s (target ≤ 256 MiB), CPU %v; store commits %.0f batches, %.1f s = %.0f%% of the catch-up; load average %s",
 		n, took.Round(time.Millisecond), rate, 100*rate/applyRate, mib(ps.HWM), ps.CPU.Round(time.Millisecond),
 		batches, commit, 100*commit/took.Seconds(), loadAverage())
+	t.Logf("source CPU during the catch-up %v; receiver + source CPU per event %.1f µs",
+		(srcPs.CPU - srcBefore.CPU).Round(time.Millisecond), float64((ps.CPU+srcPs.CPU-srcBefore.CPU).Microseconds())/float64(n))
 	t.Logf("receiver memory at the end: VmRSS %s; Go runtime: heap obtained from the OS %s, heap in use %s, all runtime memory %s (the rest of the RSS is SQLite's, allocated outside the Go heap)",
 		mib(ps.RSS), mib(int64(metricValue(metrics, "go_memstats_heap_sys_bytes"))),
 		mib(int64(metricValue(metrics, "go_memstats_heap_inuse_bytes"))), mib(int64(metricValue(metrics, "go_memstats_sys_bytes"))))

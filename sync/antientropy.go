@@ -84,7 +84,7 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 		l.measure(l.roundSent.UnixNano(), v.GetSentUnixNanos(), now)
 	}
 	local := l.log.VersionVector()
-	wants := missing(local, l.peerHas, l.self)
+	wants := missing(l.heldOrQueued(), l.peerHas, l.self)
 	if len(wants) == 0 {
 		l.caughtUp = true
 		l.lastSync = now
@@ -110,7 +110,7 @@ func (l *Link) pullLate(now time.Time) []*pb.Frame {
 		return nil
 	}
 	l.pullAfter = time.Time{}
-	if wants := missing(l.log.VersionVector(), l.peerHas, l.self); len(wants) > 0 {
+	if wants := missing(l.heldOrQueued(), l.peerHas, l.self); len(wants) > 0 {
 		return []*pb.Frame{l.startPull(wants, now)}
 	}
 	return nil
@@ -158,30 +158,51 @@ func (l *Link) startPull(wants []*pb.VectorEntry, now time.Time) *pb.Frame {
 	}}}
 }
 
-// pullProgress accounts one batch of the pull in flight and, on its last
-// batch, asks for the next window or closes the pull with a confirming
-// round (which also tells the peer to push: follow).
-func (l *Link) pullProgress(b *pb.Batch, applied int, now time.Time) []*pb.Frame {
-	if l.pull == nil || b.GetPullId() != l.pull.id {
+// advancePull moves the pull in flight on once its last batch has
+// arrived: it asks for the next window while the peer holds more and the
+// pull makes progress, else it closes the pull with a confirming round
+// (which also tells the peer to push: follow) once its batches are
+// stored.
+//
+// Progress: a link that applies in Handle knows the window's outcome here
+// and goes on only when it stored ops. A link whose batches are stored
+// behind it (apply_queue.go) asks for the next window as soon as the
+// current one has arrived, if it brought ops this end neither holds nor
+// has queued and the window before it is stored and stored some; so the
+// pull runs at most one window ahead of the store, and a window that
+// stores nothing (its ops deferred or held already) stops the chain as it
+// does when applying in Handle.
+func (l *Link) advancePull(now time.Time) []*pb.Frame {
+	p := l.pull
+	if p == nil || !p.last {
 		return nil
 	}
-	l.pull.progress = now
-	l.pull.applied += applied
-	if !b.GetLast() {
-		return nil
+	if prev := l.prevPull; prev != nil {
+		if prev.pending > 0 {
+			return nil // one window ahead of the store at most
+		}
+		l.prevPull = nil
+		p.settle = prev.applied == 0
 	}
-	progressed := l.pull.applied > 0
-	l.pull = nil
-	if b.GetMore() && progressed {
-		if wants := missing(l.log.VersionVector(), l.peerHas, l.self); len(wants) > 0 {
+	stored := p.pending == 0
+	goOn := p.more && p.fresh && ((stored && p.applied > 0) || (!stored && !p.settle))
+	if goOn {
+		if wants := missing(l.heldOrQueued(), l.peerHas, l.self); len(wants) > 0 {
+			if !stored {
+				l.prevPull = p
+			}
 			return []*pb.Frame{l.startPull(wants, now)}
 		}
 	}
+	if !stored {
+		return nil // close once its batches are stored
+	}
+	l.pull = nil
 	l.caughtUp = true
 	l.lastSync = now
 	// Confirm right away unless the pull stored nothing: then wait for the
 	// next periodic round rather than spin on ops that cannot be applied.
-	l.needRound = progressed
+	l.needRound = p.applied > 0
 	return nil
 }
 

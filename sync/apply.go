@@ -10,15 +10,18 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// onBatch applies a batch (a pull answer or a push) through the Log's
-// idempotent ApplyBatch: artifacts first, then ops, in one transaction.
-// Ops that would leave a hole are deferred by the Log; a deferral asks for
-// a round so the missing range is pulled.
+// onBatch takes a received batch (a pull answer or a push): it checks the
+// ops' integrity and converts them for the store, then applies them
+// through the Log's idempotent ApplyBatch (artifacts first, then ops, in
+// one transaction) — at once, or, when a session applies for the link
+// (apply_queue.go), by handing the batch to the session's applier. Ops
+// that would leave a hole are deferred by the Log; a deferral asks for a
+// round so the missing range is pulled.
 func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.Frame, error) {
 	for _, op := range b.GetOps() {
 		raise(l.peerHas, op.GetOriginReplica(), op.GetOriginSeq())
 	}
-	applied := 0
+	job := &applyJob{pullID: b.GetPullId(), wireOps: len(b.GetOps())}
 	if len(b.GetOps()) > 0 || len(b.GetArtifacts()) > 0 {
 		batch, heldBack, err := l.checkIntegrity(ctx, b)
 		if err != nil {
@@ -27,43 +30,52 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 		if heldBack > 0 {
 			l.needRound = true
 		}
-		res, err := l.log.ApplyBatch(ctx, batch)
-		if err != nil {
-			return nil, fmt.Errorf("apply batch of %d ops from %s: %w", len(b.GetOps()), l.peer, err)
-		}
-		l.m.applied(batchPath(b), res)
-		applied = res.Applied
-		if applied > 0 {
-			l.behindMS = oldestStampMS(b.GetOps())
-		}
-		if res.Deferred > 0 {
-			l.needRound = true
-		}
+		job.batch = batch
 	}
-	if b.GetPullId() == 0 {
-		return nil, nil
+	l.received(b, job, now)
+	if job.empty() {
+		return l.advancePull(now), nil
 	}
-	return l.pullProgress(b, applied, now), nil
+	if l.applier {
+		l.queue(job)
+		return l.advancePull(now), nil
+	}
+	res, err := l.log.ApplyBatch(ctx, job.batch)
+	return l.applied(job, res, err, now)
+}
+
+// applied accounts the store's answer to one batch and moves the pull it
+// belongs to on (advancePull).
+func (l *Link) applied(job *applyJob, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
+	if err != nil {
+		return nil, fmt.Errorf("apply batch of %d ops from %s: %w", job.wireOps, l.peer, err)
+	}
+	l.m.applied(job.path(), res)
+	if res.Applied > 0 {
+		l.behindMS = oldestStampMS(job.batch.Ops)
+	}
+	if res.Deferred > 0 {
+		l.needRound = true
+	}
+	if p := l.pullOf(job.pullID); p != nil {
+		p.pending--
+		p.applied += res.Applied
+		l.pull.progress = now // the pull chain moves on (pullOf found one)
+	}
+	return l.advancePull(now), nil
 }
 
 // oldestStampMS is the smallest HLC wall time among ops (0 if none
 // parses).
-func oldestStampMS(ops []*pb.Op) int64 {
+func oldestStampMS(ops []store.Op) int64 {
 	var oldest int64
 	for _, op := range ops {
-		ts, err := hlc.Parse(op.GetHlc())
+		ts, err := hlc.Parse(op.Event.HLC)
 		if err == nil && (oldest == 0 || ts.WallMS < oldest) {
 			oldest = ts.WallMS
 		}
 	}
 	return oldest
-}
-
-func batchPath(b *pb.Batch) string {
-	if b.GetPullId() == 0 {
-		return "push"
-	}
-	return "pull"
 }
 
 // checkIntegrity converts a batch for the store, first pinning the origin

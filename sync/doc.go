@@ -38,8 +38,10 @@
 //  3. Pull. A Pull names ranges; the answer is at most PullWindow Batch
 //     frames, each bounded by BatchOps and BatchBytes and carrying the
 //     artifacts its events name ahead of them. Each batch is applied in one
-//     transaction; the puller asks for the next window when the last batch
-//     of the previous one arrives.
+//     transaction. A session stores batches behind its loop, in order, so
+//     the next batch is decoded and checked while one commits; the puller
+//     asks for the next window when the last batch of the previous one
+//     arrives, at most one window ahead of what is stored.
 //  4. Push. An end that is caught up says so (follow) in every Digest,
 //     DigestReply and Vector; the peer then pushes every op committed
 //     locally (its own and relayed ones) that the follower is not known to
@@ -58,8 +60,10 @@
 //     ignored when stale; the Log applies an op only when it extends the
 //     origin's prefix (PrevSeq), so no order of arrival creates a hole.
 //   - Bounded resources: one round and one pull in flight per session; a
-//     pull answer buffers at most PullWindow*BatchBytes; the per-session
-//     queues (LocalQueue op lists, OutboxBytes, InboxFrames) are bounded.
+//     pull answer buffers at most PullWindow*BatchBytes, and a puller holds
+//     at most two windows not yet stored; the per-session queues
+//     (LocalQueue op lists, OutboxBytes, InboxFrames, 2*PullWindow batches
+//     to store) are bounded.
 //     Appends never wait for a peer: the Log's subscription drops a slow
 //     reader, the fan-out never blocks on a session, a full session queue
 //     drops pushes and asks the peer to pull instead.
@@ -82,7 +86,8 @@
 //
 // # Concurrency
 //
-// A Link is driven by one goroutine. Replicator is safe for concurrent
+// A Link is driven by one goroutine; a session stores its batches on
+// another (applyBehind), the Link only queueing them and taking results. Replicator is safe for concurrent
 // use; its goroutines (fan-out, dial loops, session readers and writers)
 // are started through one helper and joined by Stop. Lock order:
 // Replicator.mu, then outPeer.mu, then outbox.mu; none is held across

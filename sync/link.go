@@ -57,6 +57,7 @@ type Link struct {
 	needRound   bool
 
 	pull     *pullState
+	prevPull *pullState // the window before pull, while its batches are stored (apply_queue.go)
 	lastPull uint64
 	// pullAfter is set when a round found ops the peer holds and this end
 	// lacks while it was following: they are most likely pushes in flight
@@ -67,13 +68,26 @@ type Link struct {
 
 	pre       *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
 	deferSign bool         // the session's writer signs own ops (integrity_pipeline.go)
+
+	// Applying behind the link (apply_queue.go): batches handed to the
+	// session and not yet stored, and the top origin_seq they bring.
+	applier   bool
+	jobs      []*applyJob
+	applying  int
+	queuedTop map[string]int64
 }
 
-// pullState tracks the one pull a link has in flight.
+// pullState tracks the one pull a link has in flight (and, when batches
+// are stored behind the link, the window before it: Link.prevPull).
 type pullState struct {
 	id       uint64
-	progress time.Time // last batch received
-	applied  int       // ops newly stored by this pull run
+	progress time.Time // last batch received or stored
+	applied  int       // ops newly stored by this window
+	pending  int       // its batches not yet stored
+	last     bool      // its last batch arrived
+	more     bool      // ... saying the peer holds more
+	fresh    bool      // it brought ops neither held nor queued
+	settle   bool      // the window before stored nothing: go on only if this one does
 }
 
 // LinkStatus is a snapshot of a link for the roster.
@@ -165,7 +179,7 @@ func (l *Link) Tick(now time.Time) ([]*pb.Frame, error) {
 		l.needRound = true
 	}
 	if l.pull != nil && now.Sub(l.pull.progress) > l.cfg.RoundTimeout {
-		l.pull = nil
+		l.pull, l.prevPull = nil, nil
 		l.needRound = true
 	}
 	if l.dialer && !now.Before(l.nextRound) {

@@ -21,12 +21,14 @@ type frameStream interface {
 }
 
 // session runs one Link over one stream. Goroutines: the loop (the
-// caller's), a reader and a writer. The loop owns the Link; the reader
-// feeds a bounded inbox (a full inbox stops reading: backpressure to the
-// peer); the writer drains the outbox. Reader and writer exit when the
-// stream ends, which the owner causes by cancelling the stream's context
-// (client) or returning from the handler (server); both are registered in
-// the Replicator's WaitGroup so Stop joins them.
+// caller's), a reader, a writer and an applier. The loop owns the Link;
+// the reader feeds a bounded inbox (a full inbox stops reading:
+// backpressure to the peer); the writer drains the outbox; the applier
+// stores the batches the Link queued, in order (session_apply.go), and
+// while its queue is full the loop takes no frame. Reader, writer and
+// applier exit when the stream's context ends, which the owner causes by
+// cancelling it (client) or returning from the handler (server); all are
+// registered in the Replicator's WaitGroup so Stop joins them.
 type session struct {
 	r      *Replicator
 	link   *Link
@@ -105,8 +107,11 @@ func (s *session) run(ctx context.Context) error {
 	inbox := make(chan inboxFrame, s.r.cfg.InboxFrames)
 	readErr := make(chan error, 1)
 	writeErr := make(chan error, 1)
+	applier := newApplyQueue(2 * s.r.cfg.PullWindow)
+	s.link.applyBehind()
 	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
 	s.r.goFunc(func() { s.write(ctx, writeErr) })
+	s.r.goFunc(func() { applier.run(ctx, s.r.log) })
 	s.r.m.session(s.dir, 1)
 	defer s.r.m.session(s.dir, -1)
 
@@ -118,6 +123,10 @@ func (s *session) run(ctx context.Context) error {
 	for {
 		var out []*pb.Frame
 		var err error
+		frames := inbox
+		if applier.full() {
+			frames = nil // backpressure: the reader fills the inbox, then stops reading
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -125,7 +134,9 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		case err = <-writeErr:
 			return err
-		case in := <-inbox:
+		case done := <-applier.done:
+			out, err = s.link.applyDone(done.job, done.res, done.err, s.now())
+		case in := <-frames:
 			f := in.f
 			s.r.m.frame("received", FrameKind(f), proto.Size(f))
 			s.link.setPreverified(in.pre)
@@ -142,6 +153,7 @@ func (s *session) run(ctx context.Context) error {
 		case <-ticker.C:
 			out, err = s.tick()
 		}
+		applier.put(s.link.takeJobs())
 		if err == nil && s.lagged.Swap(false) {
 			out = append(out, s.link.Lagged(s.now())...)
 		}
