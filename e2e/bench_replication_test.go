@@ -31,7 +31,10 @@ func requireBench(t *testing.T) {
 	}
 }
 
-// benchOrigin is the origin of the synthetic catch-up log.
+// benchOrigin is the origin of the synthetic catch-up log: a third
+// party that does not sign, so neither node signs or verifies; with
+// LSNODE_BENCH_SIGNED=1 the log is the source's own, which it signs as it
+// serves it and the receiver verifies.
 const benchOrigin = "rep_00000000be0c"
 
 // TestBenchReplication_CatchUp: an empty node catches up a log of
@@ -48,8 +51,8 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	requireBench(t)
 	n := int(envFloat("LSNODE_BENCH_EVENTS", 1_000_000))
 	srcDir := t.TempDir()
-	applyRate := fillSourceLog(t, srcDir, n)
-	t.Logf("source log: %d events of %s written by ApplyBatch at %.0f events/s; load average %s", n, benchOrigin, applyRate, loadAverage())
+	applyRate, origin := fillSourceLog(t, srcDir, n, os.Getenv("LSNODE_BENCH_SIGNED") != "")
+	t.Logf("source log: %d events of %s written by ApplyBatch at %.0f events/s; load average %s", n, origin, applyRate, loadAverage())
 
 	grpcSrc := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	src := startLsnode(t, nodeOptions{DataDir: srcDir, Args: []string{"--cluster-id", rpCluster, "--name", "src", "--grpc", grpcSrc}})
@@ -73,7 +76,7 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	for {
 		vv, err := rpVector(dst)
 		if err == nil {
-			held = vv[benchOrigin]
+			held = vv[origin]
 		}
 		if held >= int64(n) {
 			break
@@ -112,6 +115,9 @@ func TestBenchReplication_CatchUp(t *testing.T) {
 	if !strings.Contains(dst.Logs(), "catching up with origin") {
 		t.Errorf("the receiver logged no catch-up progress")
 	}
+	t.Logf("receiver's integrity check: %.0f ops verified, %.0f unsigned accepted; source: %.0f own ops signed",
+		metricOrZero(metrics, `lsnode_sync_op_integrity_total{result="verified"}`),
+		metricOrZero(metrics, `lsnode_sync_op_integrity_total{result="unsigned_accepted"}`), metricOrZero(scrapeMetrics(t, src), "lsnode_sync_ops_signed_total"))
 	logProgressLines(t, dst.Logs())
 }
 
@@ -126,14 +132,19 @@ func logProgressLines(t *testing.T, logs string) {
 	t.Logf("receiver progress log (%d lines):\n%s", len(lines), strings.Join(lines, "\n"))
 }
 
-// fillSourceLog writes n events of benchOrigin into a store in dir with
-// ApplyBatch, 2,000 per batch, and returns the rate.
-func fillSourceLog(t *testing.T, dir string, n int) float64 {
+// fillSourceLog writes n events of benchOrigin (own: of the store's own
+// replica) into a store in dir with ApplyBatch, 2,000 per batch, and
+// returns the rate and the origin.
+func fillSourceLog(t *testing.T, dir string, n int, own bool) (float64, string) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
+	}
+	origin := benchOrigin
+	if own {
+		origin = st.ReplicaID()
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -147,9 +158,9 @@ func fillSourceLog(t *testing.T, dir string, n int) float64 {
 		var b store.Batch
 		for seq := first; seq < first+per && seq <= n; seq++ {
 			wall := base.Add(time.Duration(seq) * time.Millisecond)
-			ts := hlc.Timestamp{WallMS: wall.UnixMilli(), Replica: benchOrigin}
+			ts := hlc.Timestamp{WallMS: wall.UnixMilli(), Replica: origin}
 			b.Ops = append(b.Ops, store.Op{Event: store.Event{
-				ID: fmt.Sprintf("evt_%s_%012x", wall.UTC().Format("20060102T150405"), seq), OriginReplica: benchOrigin,
+				ID: fmt.Sprintf("evt_%s_%012x", wall.UTC().Format("20060102T150405"), seq), OriginReplica: origin,
 				OriginSeq: int64(seq), HLC: ts.String(), Type: "note", Stream: "bench", Room: "catch-up",
 				FromAgent: fmt.Sprintf("agent-%d", seq%16), ToAgent: "*", Status: "open",
 				Body:      fmt.Sprintf("catch-up event %d: %080d", seq, seq),
@@ -163,7 +174,7 @@ func fillSourceLog(t *testing.T, dir string, n int) float64 {
 			t.Fatalf("fill source log at %d: %+v %v", first, res, err)
 		}
 	}
-	return float64(n) / elapsed.Seconds()
+	return float64(n) / elapsed.Seconds(), origin
 }
 
 // TestBenchReplication_Delay: 3 nodes, each a static peer of the others,
