@@ -66,10 +66,14 @@ func (l *Link) applied(job *applyJob, res store.ApplyResult, err error, now time
 }
 
 // oldestStampMS is the smallest HLC wall time among ops (0 if none
-// parses).
+// parses). An origin's stamps grow with its origin_seq, so of each run of
+// one origin's ops only the first is read.
 func oldestStampMS(ops []store.Op) int64 {
 	var oldest int64
-	for _, op := range ops {
+	for i, op := range ops {
+		if i > 0 && ops[i-1].Event.OriginReplica == op.Event.OriginReplica {
+			continue
+		}
 		ts, err := hlc.Parse(op.Event.HLC)
 		if err == nil && (oldest == 0 || ts.WallMS < oldest) {
 			oldest = ts.WallMS

@@ -172,3 +172,58 @@ func TestApplyBehind_StopsWhenNothingStored(t *testing.T) {
 		t.Fatalf("the pull is still open (%v) or batches are outstanding (%d)", p.puller.pull, p.puller.applying)
 	}
 }
+
+// gatedLog is a Log whose ApplyBatch reports each call on started and
+// waits for a token on release.
+type gatedLog struct {
+	Log
+	started chan store.Batch
+	release chan struct{}
+}
+
+func (g gatedLog) ApplyBatch(ctx context.Context, b store.Batch) (store.ApplyResult, error) {
+	g.started <- b
+	<-g.release
+	return store.ApplyResult{Applied: len(b.Ops)}, nil
+}
+
+// TestApplyQueue_InOrderAndBounded: the applier stores jobs one at a
+// time in the order they were put, reports each, and the queue says it is
+// full (the session then takes no frame) when size jobs wait behind the
+// one being stored.
+func TestApplyQueue_InOrderAndBounded(t *testing.T) {
+	const size = 2
+	q := newApplyQueue(size)
+	g := gatedLog{started: make(chan store.Batch), release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); q.run(ctx, g) }()
+	defer func() { cancel(); <-stopped }()
+
+	job := func(seq int64) *applyJob {
+		return &applyJob{batch: store.Batch{Ops: []store.Op{{Event: store.Event{OriginSeq: seq}}}}}
+	}
+	q.put([]*applyJob{job(1)})
+	if got := (<-g.started).Ops[0].Event.OriginSeq; got != 1 {
+		t.Fatalf("first stored: op %d", got)
+	}
+	q.put([]*applyJob{job(2), job(3)})
+	if !q.full() {
+		t.Fatalf("%d jobs wait behind the one being stored: the queue should be full", size)
+	}
+	for want := int64(1); want <= 3; want++ {
+		g.release <- struct{}{}
+		done := <-q.done
+		if got := done.job.batch.Ops[0].Event.OriginSeq; got != want || done.res.Applied != 1 {
+			t.Fatalf("outcome %d: job of op %d, %+v", want, got, done.res)
+		}
+		if want < 3 {
+			if got := (<-g.started).Ops[0].Event.OriginSeq; got != want+1 {
+				t.Fatalf("stored op %d after op %d", got, want)
+			}
+		}
+	}
+	if q.full() {
+		t.Fatal("the queue is full after every job was stored")
+	}
+}
