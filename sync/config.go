@@ -43,7 +43,10 @@ type Config struct {
 	BatchBytes int
 	// PullWindow is how many batches one Pull may answer before the puller
 	// asks again. Default 4. It bounds what one session buffers for a
-	// peer: about PullWindow*BatchBytes.
+	// peer: about PullWindow*BatchBytes. A puller asks for the next window
+	// when the current one has arrived and the one before it is stored,
+	// so it holds at most two windows not yet stored, and its session
+	// queues at most 2*PullWindow batches for the store.
 	PullWindow int
 	// OutboxBytes bounds the frames a session has queued for sending. A
 	// pushed frame that does not fit is dropped (the peer is asked to pull
