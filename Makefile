@@ -70,7 +70,7 @@ bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6
 # with it from the same run.
 REPL_BENCH ?= .
 bench-replication: build ## replication benchmarks on real processes (REPL_BENCH=CatchUp|Delay|Partition|Scale)
-	raw=$$(go test -run '^$$' -bench '^BenchmarkRawInsert$$' -benchtime 1000000x ./store/ | tee /dev/stderr | \
+	raw=$$(go test -run '^$$' -bench '^BenchmarkRawInsert$$/^rows=uniform$$' -benchtime 1000000x ./store/ | tee /dev/stderr | \
 	  awk '/rows=uniform/ && /rows\/s/ { for (i = 1; i < NF; i++) if ($$(i+1) == "rows/s") print $$i }'); \
 	LSNODE_BENCH_REPLICATION=1 LSNODE_BENCH_RAW_ROWS_PER_S=$$raw LSNODE_BIN=$(LSNODE) \
 	  go test -tags e2e -count=1 -timeout 90m -v -run 'TestBenchReplication_($(REPL_BENCH))' ./e2e/
