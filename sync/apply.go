@@ -21,7 +21,7 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 	for _, op := range b.GetOps() {
 		raise(l.peerHas, op.GetOriginReplica(), op.GetOriginSeq())
 	}
-	job := &applyJob{pullID: b.GetPullId(), wireOps: len(b.GetOps())}
+	job := &QueuedBatch{pullID: b.GetPullId(), wireOps: len(b.GetOps())}
 	if len(b.GetOps()) > 0 || len(b.GetArtifacts()) > 0 {
 		batch, heldBack, err := l.checkIntegrity(ctx, b)
 		if err != nil {
@@ -46,7 +46,7 @@ func (l *Link) onBatch(ctx context.Context, b *pb.Batch, now time.Time) ([]*pb.F
 
 // applied accounts the store's answer to one batch and moves the pull it
 // belongs to on (advancePull).
-func (l *Link) applied(job *applyJob, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
+func (l *Link) applied(job *QueuedBatch, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply batch of %d ops from %s: %w", job.wireOps, l.peer, err)
 	}

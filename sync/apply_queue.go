@@ -11,7 +11,7 @@ import (
 // store: the loop checks and converts a received batch and hands it to
 // the session's applier goroutine (session_apply.go), which runs the
 // store's ApplyBatch calls one after another, in the order the batches
-// arrived, and reports each result back to the loop (applyDone). Meanwhile
+// arrived, and reports each result back to the loop (Stored). Meanwhile
 // the loop takes the next frames, so batch k+1 is received, decoded,
 // verified and converted while batch k commits, and a pull's next window
 // is asked for when the current one has arrived rather than when it is
@@ -24,30 +24,35 @@ import (
 // store (advancePull), so a session holds at most about
 // 2*PullWindow*BatchBytes of received batches.
 
-// applyJob is a received batch, checked and converted, on its way to the
-// store.
-type applyJob struct {
+// QueuedBatch is a received batch, checked and converted, on its way to
+// the store (Link.ApplyBehind).
+type QueuedBatch struct {
 	batch   store.Batch
 	pullID  uint64 // 0 for a push
 	wireOps int    // ops in the received batch (error texts)
 }
 
-func (j *applyJob) empty() bool { return len(j.batch.Ops) == 0 && len(j.batch.Artifacts) == 0 }
+// Batch is what to hand to the Log's ApplyBatch.
+func (j *QueuedBatch) Batch() store.Batch { return j.batch }
 
-func (j *applyJob) path() string {
+func (j *QueuedBatch) empty() bool { return len(j.batch.Ops) == 0 && len(j.batch.Artifacts) == 0 }
+
+func (j *QueuedBatch) path() string {
 	if j.pullID == 0 {
 		return "push"
 	}
 	return "pull"
 }
 
-// applyBehind makes the link hand its batches to the caller (takeJobs)
-// instead of applying them itself; the caller must apply them in order
-// and report each result with applyDone.
-func (l *Link) applyBehind() { l.applier = true }
+// ApplyBehind makes the link hand its batches to its driver (TakeQueued)
+// instead of applying them in Handle; the driver must apply them with the
+// Log's ApplyBatch one at a time, in order, and report each result with
+// Stored. A session does so on its applier goroutine; the simulator with
+// random delays.
+func (l *Link) ApplyBehind() { l.applier = true }
 
 // queue hands job to the caller and notes what it will add.
-func (l *Link) queue(job *applyJob) {
+func (l *Link) queue(job *QueuedBatch) {
 	l.jobs = append(l.jobs, job)
 	l.applying++
 	if l.queuedTop == nil {
@@ -60,17 +65,18 @@ func (l *Link) queue(job *applyJob) {
 	}
 }
 
-// takeJobs returns the batches queued since the last call, in order.
-func (l *Link) takeJobs() []*applyJob {
+// TakeQueued returns the batches queued since the last call, in order
+// (after Handle: at most one).
+func (l *Link) TakeQueued() []*QueuedBatch {
 	jobs := l.jobs
 	l.jobs = nil
 	return jobs
 }
 
-// applyDone takes the store's answer to a job from takeJobs. A non-nil
-// error (the store failed) ends the session, as it does for a batch
-// applied in Handle.
-func (l *Link) applyDone(job *applyJob, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
+// Stored takes the store's answer to a batch from TakeQueued and returns
+// the frames to send. A non-nil error (the store failed) ends the
+// session, as it does for a batch applied in Handle.
+func (l *Link) Stored(job *QueuedBatch, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
 	l.applying--
 	if l.applying == 0 {
 		l.queuedTop = nil // stored, or failed and to be pulled again
@@ -93,7 +99,7 @@ func (l *Link) heldOrQueued() map[string]int64 {
 
 // received accounts a batch of the pull in flight (or of the window
 // before it) as it arrives.
-func (l *Link) received(b *pb.Batch, job *applyJob, now time.Time) {
+func (l *Link) received(b *pb.Batch, job *QueuedBatch, now time.Time) {
 	p := l.pullOf(b.GetPullId())
 	if p == nil {
 		return

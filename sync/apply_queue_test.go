@@ -21,7 +21,7 @@ type behindPair struct {
 	puller   *Link
 	source   *Link
 	dst      Log
-	jobs     []*applyJob
+	jobs     []*QueuedBatch
 	pulls    []*pb.Pull // every Pull the puller sent, in order
 	maxQueue int        // most batches queued at once
 }
@@ -39,7 +39,7 @@ func newBehindPair(t *testing.T, dst Log, srcOps int) *behindPair {
 		}
 	}
 	p := &behindPair{t: t, puller: newLink(cfg, dst, true, nil), source: newLink(cfg, StoreLog(src), false, nil), dst: dst}
-	p.puller.applyBehind()
+	p.puller.ApplyBehind()
 	p.source.Open(queueT0)
 	p.toSource(p.puller.Open(queueT0))
 	return p
@@ -84,7 +84,7 @@ func (p *behindPair) toPuller(frames []*pb.Frame) []*pb.Frame {
 			p.t.Fatalf("puller: %v", err)
 		}
 		out = append(out, more...)
-		p.jobs = append(p.jobs, p.puller.takeJobs()...)
+		p.jobs = append(p.jobs, p.puller.TakeQueued()...)
 		p.maxQueue = max(p.maxQueue, len(p.jobs))
 	}
 	return out
@@ -97,7 +97,7 @@ func (p *behindPair) storeNext() {
 	job := p.jobs[0]
 	p.jobs = p.jobs[1:]
 	res, err := p.dst.ApplyBatch(context.Background(), job.batch)
-	out, err := p.puller.applyDone(job, res, err, queueT0)
+	out, err := p.puller.Stored(job, res, err, queueT0)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -200,14 +200,14 @@ func TestApplyQueue_InOrderAndBounded(t *testing.T) {
 	go func() { defer close(stopped); q.run(ctx, g) }()
 	defer func() { cancel(); <-stopped }()
 
-	job := func(seq int64) *applyJob {
-		return &applyJob{batch: store.Batch{Ops: []store.Op{{Event: store.Event{OriginSeq: seq}}}}}
+	job := func(seq int64) *QueuedBatch {
+		return &QueuedBatch{batch: store.Batch{Ops: []store.Op{{Event: store.Event{OriginSeq: seq}}}}}
 	}
-	q.put([]*applyJob{job(1)})
+	q.put([]*QueuedBatch{job(1)})
 	if got := (<-g.started).Ops[0].Event.OriginSeq; got != 1 {
 		t.Fatalf("first stored: op %d", got)
 	}
-	q.put([]*applyJob{job(2), job(3)})
+	q.put([]*QueuedBatch{job(2), job(3)})
 	if !q.full() {
 		t.Fatalf("%d jobs wait behind the one being stored: the queue should be full", size)
 	}

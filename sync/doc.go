@@ -87,9 +87,10 @@
 // # Concurrency
 //
 // A Link is driven by one goroutine; a session stores its batches on
-// another (applyBehind), the Link only queueing them and taking results. Replicator is safe for concurrent
-// use; its goroutines (fan-out, dial loops, session readers and writers)
-// are started through one helper and joined by Stop. Lock order:
+// another (Link.ApplyBehind), the Link only queueing them and taking the
+// results. Replicator is safe for concurrent use; its goroutines (fan-out,
+// dial loops, session readers, writers and appliers) are started through
+// one helper and joined by Stop. Lock order:
 // Replicator.mu, then outPeer.mu, then outbox.mu; none is held across
 // network I/O or a Log call.
 package lssync

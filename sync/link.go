@@ -72,7 +72,7 @@ type Link struct {
 	// Applying behind the link (apply_queue.go): batches handed to the
 	// session and not yet stored, and the top origin_seq they bring.
 	applier   bool
-	jobs      []*applyJob
+	jobs      []*QueuedBatch
 	applying  int
 	queuedTop map[string]int64
 }

@@ -108,7 +108,7 @@ func (s *session) run(ctx context.Context) error {
 	readErr := make(chan error, 1)
 	writeErr := make(chan error, 1)
 	applier := newApplyQueue(2 * s.r.cfg.PullWindow)
-	s.link.applyBehind()
+	s.link.ApplyBehind()
 	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
 	s.r.goFunc(func() { s.write(ctx, writeErr) })
 	s.r.goFunc(func() { applier.run(ctx, s.r.log) })
@@ -135,7 +135,7 @@ func (s *session) run(ctx context.Context) error {
 		case err = <-writeErr:
 			return err
 		case done := <-applier.done:
-			out, err = s.link.applyDone(done.job, done.res, done.err, s.now())
+			out, err = s.link.Stored(done.job, done.res, done.err, s.now())
 		case in := <-frames:
 			f := in.f
 			s.r.m.frame("received", FrameKind(f), proto.Size(f))
@@ -153,7 +153,7 @@ func (s *session) run(ctx context.Context) error {
 		case <-ticker.C:
 			out, err = s.tick()
 		}
-		applier.put(s.link.takeJobs())
+		applier.put(s.link.TakeQueued())
 		if err == nil && s.lagged.Swap(false) {
 			out = append(out, s.link.Lagged(s.now())...)
 		}

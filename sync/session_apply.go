@@ -8,17 +8,17 @@ import (
 
 // applyOutcome is the store's answer to one queued batch.
 type applyOutcome struct {
-	job *applyJob
+	job *QueuedBatch
 	res store.ApplyResult
 	err error
 }
 
 // applyQueue is a session's applier: the batches its Link queued
-// (Link.takeJobs), stored one after another by one goroutine, in order
+// (Link.TakeQueued), stored one after another by one goroutine, in order
 // (apply_queue.go). The session loop is the only sender on jobs and reads
 // done; it stops taking frames while jobs is full, so put never blocks.
 type applyQueue struct {
-	jobs chan *applyJob
+	jobs chan *QueuedBatch
 	done chan applyOutcome
 }
 
@@ -26,7 +26,7 @@ func newApplyQueue(size int) *applyQueue {
 	// done holds an outcome for every job that can be outstanding (the
 	// queue's plus the one being stored), so the applier never waits on
 	// the loop.
-	return &applyQueue{jobs: make(chan *applyJob, size), done: make(chan applyOutcome, size+1)}
+	return &applyQueue{jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
 }
 
 // full reports whether the loop must stop taking frames: the next batch
@@ -34,7 +34,7 @@ func newApplyQueue(size int) *applyQueue {
 func (q *applyQueue) full() bool { return len(q.jobs) == cap(q.jobs) }
 
 // put queues jobs; the caller made sure they fit (full).
-func (q *applyQueue) put(jobs []*applyJob) {
+func (q *applyQueue) put(jobs []*QueuedBatch) {
 	for _, j := range jobs {
 		q.jobs <- j
 	}

@@ -108,6 +108,10 @@ func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lss
 		Faults:    simnet.Faults{Drop: 0.02, Duplicate: 0.02, MinDelay: time.Millisecond, MaxDelay: 40 * time.Millisecond},
 		SubBuffer: 4 + rng.IntN(16),
 		Integrity: integrity,
+		// Odd seeds store received batches behind the links, as sessions
+		// do, each up to 30 ms late.
+		ApplyBehind: seed%2 == 1,
+		ApplyDelay:  30 * time.Millisecond,
 	})
 	return &scenario{
 		seed: seed, net: net, rng: rng, logs: map[string]simLog{}, factory: factory,

@@ -36,6 +36,11 @@ type Config struct {
 	// (Link.Integrity) over the node's log; it is called whenever a node
 	// is added or started again (a reopened store needs a new one).
 	Integrity func(name string, log lssync.Log) (*lssync.Integrity, error)
+	// ApplyBehind runs every link as a session does (Link.ApplyBehind):
+	// a received batch is stored after a random delay up to ApplyDelay,
+	// each link's batches in order, while its frames keep flowing.
+	ApplyBehind bool
+	ApplyDelay  time.Duration
 }
 
 // Stats counts what crossed the network.
@@ -88,6 +93,9 @@ type session struct {
 	id    uint64
 	edge  *edge
 	links [2]*lssync.Link // 0 = dialer end, 1 = listener end
+	// storeAt is when each end's last queued batch is stored
+	// (Config.ApplyBehind): batches of one end are stored in order.
+	storeAt [2]time.Time
 }
 
 // New returns an empty network at virtual time 2026-01-01.
@@ -357,6 +365,10 @@ func (n *Network) dialEdges(name string) {
 		s := &session{id: n.nextID, edge: e}
 		s.links[0] = lssync.NewLink(n.linkConfig(e.dialer), n.nodes[e.dialer].log, true)
 		s.links[1] = lssync.NewLink(n.linkConfig(e.listener), n.nodes[e.listener].log, false)
+		if n.cfg.ApplyBehind {
+			s.links[0].ApplyBehind()
+			s.links[1].ApplyBehind()
+		}
 		e.sess = s
 		n.stats.SessionsRun++
 		s.links[1].Open(n.NodeNow(e.listener))
@@ -433,7 +445,35 @@ func (n *Network) deliver(s *session, to int, b []byte) {
 		return
 	}
 	n.send(s, to, out)
+	for _, q := range s.links[to].TakeQueued() {
+		n.storeLater(s, to, q)
+	}
 	n.Flush(who)
+}
+
+// storeLater stores a batch that end side of s queued, after a random
+// delay and after the batches it queued before, unless the session ended
+// meanwhile (the batch is then lost, as when a session's applier stops).
+func (n *Network) storeLater(s *session, side int, q *lssync.QueuedBatch) {
+	at := n.now.Add(delay(n.rng, Faults{MaxDelay: n.cfg.ApplyDelay}))
+	if at.Before(s.storeAt[side]) {
+		at = s.storeAt[side]
+	}
+	s.storeAt[side] = at
+	n.schedule(at.Sub(n.now), func() {
+		if s.edge.sess != s {
+			return
+		}
+		who := []string{s.edge.dialer, s.edge.listener}[side]
+		res, err := n.nodes[who].log.ApplyBatch(context.Background(), q.Batch())
+		out, err := s.links[side].Stored(q, res, err, n.NodeNow(who))
+		if err != nil {
+			n.linkError(s, err)
+			return
+		}
+		n.send(s, side, out)
+		n.Flush(who)
+	})
 }
 
 type event struct {
