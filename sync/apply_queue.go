@@ -10,7 +10,8 @@ import (
 // Applying behind the link. A session does not let its loop wait for the
 // store: the loop checks and converts a received batch and hands it to
 // the session's applier goroutine (session_apply.go), which runs the
-// store's ApplyBatch calls one after another, in the order the batches
+// store's writes one after another (each batch validated beforehand on
+// the loop's goroutine when the Log allows it: session_apply.go), in the order the batches
 // arrived, and reports each result back to the loop (Stored). Meanwhile
 // the loop takes the next frames, so batch k+1 is received, decoded,
 // verified and converted while batch k commits, and a pull's next window
@@ -28,8 +29,9 @@ import (
 // the store (Link.ApplyBehind).
 type QueuedBatch struct {
 	batch   store.Batch
-	pullID  uint64 // 0 for a push
-	wireOps int    // ops in the received batch (error texts)
+	checked *store.CheckedBatch // batch, validated by the applier's put
+	pullID  uint64              // 0 for a push
+	wireOps int                 // ops in the received batch (error texts)
 }
 
 // Batch is what to hand to the Log's ApplyBatch.

@@ -2,6 +2,7 @@ package lssync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -193,11 +194,11 @@ func (g gatedLog) ApplyBatch(ctx context.Context, b store.Batch) (store.ApplyRes
 // one being stored.
 func TestApplyQueue_InOrderAndBounded(t *testing.T) {
 	const size = 2
-	q := newApplyQueue(size)
 	g := gatedLog{started: make(chan store.Batch), release: make(chan struct{})}
+	q := newApplyQueue(size, g)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
-	go func() { defer close(stopped); q.run(ctx, g) }()
+	go func() { defer close(stopped); q.run(ctx) }()
 	defer func() { cancel(); <-stopped }()
 
 	job := func(seq int64) *QueuedBatch {
@@ -225,5 +226,44 @@ func TestApplyQueue_InOrderAndBounded(t *testing.T) {
 	}
 	if q.full() {
 		t.Fatal("the queue is full after every job was stored")
+	}
+}
+
+// checkedLog is a Log that takes batches validated ahead: ApplyChecked
+// reports each call; ApplyBatch must not be called.
+type checkedLog struct {
+	Log
+	checked chan store.CheckedBatch
+}
+
+func (c checkedLog) ApplyChecked(_ context.Context, b store.CheckedBatch) (store.ApplyResult, error) {
+	c.checked <- b
+	return store.ApplyResult{Applied: len(b.Batch().Ops)}, nil
+}
+
+func (checkedLog) ApplyBatch(context.Context, store.Batch) (store.ApplyResult, error) {
+	return store.ApplyResult{}, errors.New("ApplyBatch called on a log that takes checked batches")
+}
+
+// TestApplyQueue_ValidatesWhenPut: with a Log that takes batches
+// validated ahead, put validates each batch and the applier only writes
+// it, through ApplyChecked.
+func TestApplyQueue_ValidatesWhenPut(t *testing.T) {
+	l := checkedLog{checked: make(chan store.CheckedBatch, 1)}
+	q := newApplyQueue(1, l)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); q.run(ctx) }()
+	defer func() { cancel(); <-stopped }()
+	job := &QueuedBatch{batch: store.Batch{Ops: []store.Op{{Event: store.Event{OriginSeq: 4}}}}}
+	q.put([]*QueuedBatch{job})
+	if job.checked == nil {
+		t.Fatal("put did not validate the batch")
+	}
+	if got := (<-l.checked).Batch().Ops[0].Event.OriginSeq; got != 4 {
+		t.Fatalf("ApplyChecked got op %d, want 4", got)
+	}
+	if done := <-q.done; done.err != nil || done.res.Applied != 1 {
+		t.Fatalf("outcome %+v, %v", done.res, done.err)
 	}
 }

@@ -107,11 +107,11 @@ func (s *session) run(ctx context.Context) error {
 	inbox := make(chan inboxFrame, s.r.cfg.InboxFrames)
 	readErr := make(chan error, 1)
 	writeErr := make(chan error, 1)
-	applier := newApplyQueue(2 * s.r.cfg.PullWindow)
+	applier := newApplyQueue(2*s.r.cfg.PullWindow, s.r.log)
 	s.link.ApplyBehind()
 	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
 	s.r.goFunc(func() { s.write(ctx, writeErr) })
-	s.r.goFunc(func() { applier.run(ctx, s.r.log) })
+	s.r.goFunc(func() { applier.run(ctx) })
 	s.r.m.session(s.dir, 1)
 	defer s.r.m.session(s.dir, -1)
 

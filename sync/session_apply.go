@@ -17,16 +17,30 @@ type applyOutcome struct {
 // (Link.TakeQueued), stored one after another by one goroutine, in order
 // (apply_queue.go). The session loop is the only sender on jobs and reads
 // done; it stops taking frames while jobs is full, so put never blocks.
+//
+// When the Log can take batches validated ahead (checkedApplier, as the
+// store does), put validates each batch on the loop's goroutine, so the
+// applier only writes: batch k+1 is validated while batch k commits, and
+// the store's writer does not wait for the validation of each batch.
 type applyQueue struct {
-	jobs chan *QueuedBatch
-	done chan applyOutcome
+	log     Log
+	checked checkedApplier // log, when it is one; else nil
+	jobs    chan *QueuedBatch
+	done    chan applyOutcome
 }
 
-func newApplyQueue(size int) *applyQueue {
+// checkedApplier is a Log whose batches can be validated apart from their
+// write: store.CheckBatch, then ApplyChecked.
+type checkedApplier interface {
+	ApplyChecked(ctx context.Context, c store.CheckedBatch) (store.ApplyResult, error)
+}
+
+func newApplyQueue(size int, log Log) *applyQueue {
+	checked, _ := log.(checkedApplier)
 	// done holds an outcome for every job that can be outstanding (the
 	// queue's plus the one being stored), so the applier never waits on
 	// the loop.
-	return &applyQueue{jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
+	return &applyQueue{log: log, checked: checked, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
 }
 
 // full reports whether the loop must stop taking frames: the next batch
@@ -36,6 +50,10 @@ func (q *applyQueue) full() bool { return len(q.jobs) == cap(q.jobs) }
 // put queues jobs; the caller made sure they fit (full).
 func (q *applyQueue) put(jobs []*QueuedBatch) {
 	for _, j := range jobs {
+		if q.checked != nil {
+			c := store.CheckBatch(j.batch)
+			j.checked = &c
+		}
 		q.jobs <- j
 	}
 }
@@ -43,11 +61,11 @@ func (q *applyQueue) put(jobs []*QueuedBatch) {
 // run stores the queued batches until ctx ends. A batch still queued
 // then is dropped unstored: it was never acknowledged, and a later pull
 // brings its ops again.
-func (q *applyQueue) run(ctx context.Context, log Log) {
+func (q *applyQueue) run(ctx context.Context) {
 	for {
 		select {
 		case job := <-q.jobs:
-			res, err := log.ApplyBatch(ctx, job.batch)
+			res, err := q.store(ctx, job)
 			select {
 			case q.done <- applyOutcome{job: job, res: res, err: err}:
 			case <-ctx.Done():
@@ -57,4 +75,12 @@ func (q *applyQueue) run(ctx context.Context, log Log) {
 			return
 		}
 	}
+}
+
+// store writes one batch, validated by put when it could be.
+func (q *applyQueue) store(ctx context.Context, job *QueuedBatch) (store.ApplyResult, error) {
+	if job.checked != nil {
+		return q.checked.ApplyChecked(ctx, *job.checked)
+	}
+	return q.log.ApplyBatch(ctx, job.batch)
 }
