@@ -10,9 +10,9 @@ import (
 // Applying behind the link. A session does not let its loop wait for the
 // store: the loop checks and converts a received batch and hands it to
 // the session's applier goroutine (session_apply.go), which runs the
-// store's writes one after another (each batch validated beforehand on
-// the loop's goroutine when the Log allows it: session_apply.go), in the order the batches
-// arrived, and reports each result back to the loop (Stored). Meanwhile
+// store's writes one after another, in the order the batches arrived
+// (each validated beforehand on the loop's goroutine when the Log takes
+// validated batches), and reports each result back to the loop (Stored). Meanwhile
 // the loop takes the next frames, so batch k+1 is received, decoded,
 // verified and converted while batch k commits, and a pull's next window
 // is asked for when the current one has arrived rather than when it is
