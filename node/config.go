@@ -89,7 +89,7 @@ type Config struct {
 	ReadCacheBytes int64
 	// CommitLinger is how long the store may hold a small transaction open
 	// for more writes (store.Config.CommitLinger): 0 means the store's
-	// default (1 ms), a negative value commits at once.
+	// default (2 ms), a negative value commits at once.
 	CommitLinger time.Duration
 
 	// SSEMaxClients caps concurrent /logstream/stream clients; more get
