@@ -95,6 +95,9 @@ type clientMeta struct {
 // sort_keys orders keys by code point, which is the byte order of their
 // UTF-8 text.
 func encodeClientMeta(obj map[string]any) (clientMeta, error) {
+	if len(obj) == 0 {
+		return clientMeta{}, nil
+	}
 	lo, hi := map[string]any{}, map[string]any{}
 	for k, v := range obj {
 		if k < ExtensionKey {

@@ -100,22 +100,25 @@ func nullable(s string) any {
 	return s
 }
 
-// Conflict clauses of insertEvent: a local event's id is fresh, so a held
-// one is an error; a remote event whose id is held already is refused by
-// the caller.
+// The statements of insertEvent, by conflict clause: a local event's id is
+// fresh, so a held one is an error; a remote event whose id is held
+// already is refused by the caller. Whole constants, so that no insert
+// builds its SQL text anew.
 const (
-	abortOnHeldID = "ABORT"
-	skipHeldID    = "IGNORE"
+	abortOnHeldID = `INSERT OR ABORT INTO events ` + eventInsertTail
+	skipHeldID    = `INSERT OR IGNORE INTO events ` + eventInsertTail
 )
+
+const eventInsertTail = `(id, type, stream, room, topic, from_agent, to_agent,
+correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertEvent inserts a complete event row and its artifact links and sets
 // its local seq; writeTx.storeEvent adds the derived rows. With skipHeldID
 // an event whose id (or origin slot) is held already is not stored and
 // stored is false.
-func insertEvent(ctx context.Context, tx querier, e *Event, onConflict string) (stored bool, err error) {
-	res, err := tx.ExecContext(ctx, `INSERT OR `+onConflict+` INTO events (id, type, stream, room, topic, from_agent, to_agent,
-correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+func insertEvent(ctx context.Context, tx querier, e *Event, insert string) (stored bool, err error) {
+	res, err := tx.ExecContext(ctx, insert,
 		e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
 		nullable(e.CorrelationID), nullable(e.Branch), nullable(e.BaseCommit), nullable(e.Status),
 		e.Body, e.CreatedAt, string(e.Metadata), e.OriginReplica, e.OriginSeq, e.HLC)

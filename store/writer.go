@@ -244,7 +244,7 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 	if _, err := tx.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return batch, make([]error, len(batch)), nil, fmt.Errorf("begin write: %w", err)
 	}
-	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}}
+	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}, ops: make([]Op, 0, len(batch))}
 	lingered := savepoints // a rerun does not wait again
 	for {
 		var err error
