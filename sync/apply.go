@@ -50,7 +50,9 @@ func (l *Link) applied(job *QueuedBatch, res store.ApplyResult, err error, now t
 	if err != nil {
 		return nil, fmt.Errorf("apply batch of %d ops from %s: %w", job.wireOps, l.peer, err)
 	}
-	l.m.applied(job.path(), res)
+	if !job.counted {
+		l.m.applied(job.path(), res)
+	}
 	if res.Applied > 0 {
 		l.behindMS = oldestStampMS(job.batch.Ops)
 	}

@@ -30,6 +30,7 @@ import (
 type QueuedBatch struct {
 	batch   store.Batch
 	checked *store.CheckedBatch // batch, validated by the applier's put
+	counted bool                // its outcome is in the metrics already (the applier's)
 	pullID  uint64              // 0 for a push
 	wireOps int                 // ops in the received batch (error texts)
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -195,7 +198,7 @@ func (g gatedLog) ApplyBatch(ctx context.Context, b store.Batch) (store.ApplyRes
 func TestApplyQueue_InOrderAndBounded(t *testing.T) {
 	const size = 2
 	g := gatedLog{started: make(chan store.Batch), release: make(chan struct{})}
-	q := newApplyQueue(size, g)
+	q := newApplyQueue(size, g, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); q.run(ctx) }()
@@ -250,7 +253,7 @@ func (checkedLog) ApplyBatch(context.Context, store.Batch) (store.ApplyResult, e
 // it, through ApplyChecked.
 func TestApplyQueue_ValidatesWhenPut(t *testing.T) {
 	l := checkedLog{checked: make(chan store.CheckedBatch, 1)}
-	q := newApplyQueue(1, l)
+	q := newApplyQueue(1, l, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); q.run(ctx) }()
@@ -265,5 +268,30 @@ func TestApplyQueue_ValidatesWhenPut(t *testing.T) {
 	}
 	if done := <-q.done; done.err != nil || done.res.Applied != 1 {
 		t.Fatalf("outcome %+v, %v", done.res, done.err)
+	}
+}
+
+// TestApplyQueue_CountsWhatTheStoreTookWhenTheSessionEnds: a batch the
+// store takes while its session ends is counted in the sync metrics,
+// though the loop never takes its outcome (the metrics must agree with
+// the store's own counts).
+func TestApplyQueue_CountsWhatTheStoreTookWhenTheSessionEnds(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	g := gatedLog{started: make(chan store.Batch), release: make(chan struct{})}
+	q := newApplyQueue(1, g, newMetrics(reg))
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); q.run(ctx) }()
+	q.put([]*QueuedBatch{{batch: store.Batch{Ops: []store.Op{{Event: store.Event{OriginSeq: 1}}, {Event: store.Event{OriginSeq: 2}}}}}})
+	<-g.started
+	cancel() // the session ends while the store holds the batch
+	g.release <- struct{}{}
+	<-stopped
+	var m dto.Metric
+	if err := q.m.ops.WithLabelValues("push", "applied").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GetCounter().GetValue(); got != 2 {
+		t.Fatalf("lsnode_sync_ops_total{path=push,result=applied} = %v, want the 2 ops the store took", got)
 	}
 }

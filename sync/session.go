@@ -107,7 +107,7 @@ func (s *session) run(ctx context.Context) error {
 	inbox := make(chan inboxFrame, s.r.cfg.InboxFrames)
 	readErr := make(chan error, 1)
 	writeErr := make(chan error, 1)
-	applier := newApplyQueue(2*s.r.cfg.PullWindow, s.r.log)
+	applier := newApplyQueue(2*s.r.cfg.PullWindow, s.r.log, s.r.m)
 	s.link.ApplyBehind()
 	s.r.goFunc(func() { s.read(ctx, inbox, readErr) })
 	s.r.goFunc(func() { s.write(ctx, writeErr) })

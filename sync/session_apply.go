@@ -25,6 +25,7 @@ type applyOutcome struct {
 type applyQueue struct {
 	log     Log
 	checked checkedApplier // log, when it is one; else nil
+	m       *metrics       // counts what the store took, as soon as it took it
 	jobs    chan *QueuedBatch
 	done    chan applyOutcome
 }
@@ -35,12 +36,12 @@ type checkedApplier interface {
 	ApplyChecked(ctx context.Context, c store.CheckedBatch) (store.ApplyResult, error)
 }
 
-func newApplyQueue(size int, log Log) *applyQueue {
+func newApplyQueue(size int, log Log, m *metrics) *applyQueue {
 	checked, _ := log.(checkedApplier)
 	// done holds an outcome for every job that can be outstanding (the
 	// queue's plus the one being stored), so the applier never waits on
 	// the loop.
-	return &applyQueue{log: log, checked: checked, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
+	return &applyQueue{log: log, checked: checked, m: m, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
 }
 
 // full reports whether the loop must stop taking frames: the next batch
@@ -66,6 +67,13 @@ func (q *applyQueue) run(ctx context.Context) {
 		select {
 		case job := <-q.jobs:
 			res, err := q.store(ctx, job)
+			if err == nil {
+				// Counted here, not when the loop takes the outcome: a
+				// session that ends now never takes it, and what the store
+				// took must be counted all the same.
+				q.m.applied(job.path(), res)
+				job.counted = true
+			}
 			select {
 			case q.done <- applyOutcome{job: job, res: res, err: err}:
 			case <-ctx.Done():
