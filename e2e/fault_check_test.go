@@ -84,12 +84,22 @@ func (r *checkReport) fail(format string, a ...any) {
 	}
 }
 
-// waitConverged polls until every node holds the same version vector and
-// reports lag 0 for every other, or within passes; it returns how long it
-// took and the last difference seen.
+// settleFor is how long the nodes' common version vector must stay the
+// same before waitConverged calls them converged: a write a node accepted
+// before the load stopped can still commit after it (a node finishes
+// every write it queued, answered or not), and the checker must not read
+// the nodes in between.
+const settleFor = time.Second
+
+// waitConverged polls until every node holds the same version vector,
+// reports lag 0 for every other, and the vector has not moved for
+// settleFor, or within passes; it returns how long it took and the last
+// difference seen.
 func waitConverged(targets []checkTarget, within time.Duration) (time.Duration, string) {
 	start := time.Now()
 	var last string
+	var settled map[string]int64 // the common vector, and since when
+	var settledAt time.Time
 	ok := faultPoll(within, 250*time.Millisecond, func() bool {
 		var first map[string]int64
 		for i, t := range targets {
@@ -119,7 +129,12 @@ func waitConverged(targets []checkTarget, within time.Duration) (time.Duration, 
 				}
 			}
 		}
-		return true
+		if !maps.Equal(settled, first) {
+			settled, settledAt = first, time.Now()
+			last = fmt.Sprintf("common vector %v, not yet settled for %v", first, settleFor)
+			return false
+		}
+		return time.Since(settledAt) >= settleFor
 	})
 	if !ok {
 		return time.Since(start), last
