@@ -56,25 +56,11 @@ func splitMetadata(raw json.RawMessage) (map[string]any, extension, error) {
 // joinMetadata renders client metadata plus the extension as canonical
 // (Python json.dumps sort_keys) text.
 func joinMetadata(obj map[string]any, ext extension) (json.RawMessage, error) {
-	if !ext.empty() {
-		x := map[string]any{}
-		if ext.Ctx != nil {
-			ctx := make(map[string]any, len(ext.Ctx))
-			for k, v := range ext.Ctx {
-				ctx[k] = json.Number(fmt.Sprint(v))
-			}
-			x["ctx"] = ctx
-		}
-		if ext.Idem != "" {
-			x["idem"] = ext.Idem
-		}
-		obj[ExtensionKey] = x
-	}
-	out, err := pyjson.Dumps(obj)
+	enc, err := encodeClientMeta(obj)
 	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
+		return nil, err
 	}
-	return out, nil
+	return enc.join(ext)
 }
 
 func decodeNumbers(raw []byte, v any) error {
@@ -117,7 +103,7 @@ func encodeClientMeta(obj map[string]any) (clientMeta, error) {
 	return clientMeta{before: before[1 : len(before)-1], after: after[1 : len(after)-1]}, nil
 }
 
-// join renders the metadata with ext as joinMetadata does.
+// join renders the metadata with ext in canonical text.
 func (m clientMeta) join(ext extension) (json.RawMessage, error) {
 	out := make([]byte, 0, len(m.before)+len(m.after)+96)
 	out = append(out, '{')
@@ -145,7 +131,7 @@ func (m clientMeta) join(ext extension) (json.RawMessage, error) {
 	return append(out, '}'), nil
 }
 
-// encodeExtension renders ext as joinMetadata's canonical text of it,
+// encodeExtension renders ext as canonical text (json.dumps sort_keys),
 // by hand: it runs on the writer goroutine for every append.
 func encodeExtension(ext extension) ([]byte, error) {
 	out := make([]byte, 0, 64)

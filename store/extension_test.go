@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/lsnode/lsnode/store/pyjson"
 )
 
-// TestClientMeta_JoinMatchesJoinMetadata checks that metadata encoded
-// ahead of the writer and joined with an extension there is byte for
-// byte the text joinMetadata renders in one go, over seeded random
-// metadata whose keys sort before, after and around ExtensionKey.
-func TestClientMeta_JoinMatchesJoinMetadata(t *testing.T) {
+// TestClientMeta_JoinMatchesOnePass checks that metadata encoded ahead
+// of the writer and joined with an extension there is byte for byte the
+// text pyjson.Dumps renders of the whole object in one go, over seeded
+// random metadata whose keys sort before, after and around ExtensionKey.
+func TestClientMeta_JoinMatchesOnePass(t *testing.T) {
 	keys := []string{"", "a", "ack_of", "Z", "_", "_a", "_lsnoda", "_lsnodee", "_m", "`", "é", "日本", "\U0001f600", "z\n\"q"}
 	values := []any{"x", "é\u2028\"\\", json.Number("12"), json.Number("1.5"), true, nil,
 		[]any{json.Number("1"), "two"}, map[string]any{"b": json.Number("1"), "a": []any{}}}
@@ -32,7 +34,7 @@ func TestClientMeta_JoinMatchesJoinMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := joinMetadata(copyMeta(obj), ext)
+		want, err := onePassMetadata(copyMeta(obj), ext)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,4 +42,24 @@ func TestClientMeta_JoinMatchesJoinMetadata(t *testing.T) {
 			t.Fatalf("case %d (%v, %+v):\n got %s\nwant %s", i, fmt.Sprint(obj), ext, got, want)
 		}
 	}
+}
+
+// onePassMetadata is the reference: the extension put into the object as
+// a map, and the whole encoded by pyjson.Dumps.
+func onePassMetadata(obj map[string]any, ext extension) ([]byte, error) {
+	if !ext.empty() {
+		x := map[string]any{}
+		if ext.Ctx != nil {
+			ctx := make(map[string]any, len(ext.Ctx))
+			for k, v := range ext.Ctx {
+				ctx[k] = json.Number(fmt.Sprint(v))
+			}
+			x["ctx"] = ctx
+		}
+		if ext.Idem != "" {
+			x["idem"] = ext.Idem
+		}
+		obj[ExtensionKey] = x
+	}
+	return pyjson.Dumps(obj)
 }
