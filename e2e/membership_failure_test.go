@@ -24,7 +24,8 @@ import (
 //     Target: p99 <= 4 s.
 //   - SIGSTOP of one node for 2 s, then SIGCONT: no survivor may ever show
 //     it dead (suspect is allowed), from the stop until 5 s after it, and
-//     it is alive everywhere again afterwards.
+//     it is alive everywhere again afterwards. The node must log that it
+//     noticed the stall and announced itself (node/membership/stall.go).
 //
 // Each test runs -membership.runs rounds (or LSNODE_E2E_FD_RUNS; default
 // 10, about 50-60 s each on a 2-core box) on LSNODE_E2E_FD_NODES nodes
@@ -209,11 +210,17 @@ func TestMembershipFailure_StopIsNeverDead(t *testing.T) {
 			declared++
 			t.Errorf("run %d: %s; what gossip logged from the stop on:\n%s", run, seenDead, mfGossipLines(nodes, marks))
 		}
+		if !strings.Contains(victim.p.Logs()[marks[slices.Index(nodes, victim)]:], mfStallLine) {
+			t.Errorf("run %d: %s did not log %q after its SIGSTOP", run, victim.name, mfStallLine)
+		}
 		mfWaitAllAlive(t, nodes)
 	}
 	t.Logf("%d SIGSTOPs of %v (%d nodes, polled every %v for %v from the stop): shown dead in %d; shown suspect in %d",
 		mfRuns(), mfFreezeFor, len(nodes), mfPoll, mfFreezeWatch, declared, suspected)
 }
+
+// mfStallLine is what a node logs when it notices it was stopped.
+const mfStallLine = "did not run for a while; announcing itself to every peer"
 
 // mfLogMarks notes how much each node has logged so far.
 func mfLogMarks(nodes []*mfNode) []int {

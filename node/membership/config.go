@@ -84,6 +84,9 @@ type Config struct {
 	// tune adjusts the memberlist config after this package has set it
 	// (shorter timers in tests). Tests only.
 	tune func(*memberlist.Config)
+	// noStallWatch leaves out the stall watch (stall.go), so that a test
+	// decides when the node reasserts itself. Tests only.
+	noStallWatch bool
 }
 
 // DefaultConfig returns the defaults for clusterID.

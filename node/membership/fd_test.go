@@ -115,9 +115,10 @@ type fdCluster struct {
 
 // newFDCluster starts n nodes that join through the first. real selects
 // UDP/TCP sockets on 127.0.0.1 (wrapped by the Hub) over the in-memory
-// network. The cluster is shut down when the test ends or, for the
-// measurement, as soon as the run is over (close).
-func newFDCluster(t *testing.T, n int, real bool) *fdCluster {
+// network. configure, if given, adjusts each node's Config. The cluster
+// is shut down when the test ends or, for the measurement, as soon as the
+// run is over (close).
+func newFDCluster(t *testing.T, n int, real bool, configure ...func(*Config)) *fdCluster {
 	t.Helper()
 	c := &fdCluster{hub: newHub(t), downs: &downLog{at: map[string]map[string]time.Time{}}}
 	for i := range n {
@@ -127,6 +128,9 @@ func newFDCluster(t *testing.T, n int, real bool) *fdCluster {
 		cfg.Name, cfg.BindAddr, cfg.transport = name, tr.Addr(), tr
 		cfg.Logger = testLogger()
 		cfg.Meta = Meta{ReplicaID: "rep_" + name}
+		for _, f := range configure {
+			f(&cfg)
+		}
 		m, err := Create(cfg, c.downs.handler(name))
 		if err != nil {
 			t.Fatal(err)

@@ -17,8 +17,8 @@ const updateMetaTimeout = 5 * time.Second
 
 // Membership is this node's view of the cluster: a memberlist instance,
 // the table of every node heard of, the goroutine that reports changes to
-// the Handler and the one that rejoins known peers. It is safe for
-// concurrent use.
+// the Handler, the one that rejoins known peers and the one that notices
+// this process stalled (stall.go). It is safe for concurrent use.
 type Membership struct {
 	cfg     Config
 	log     *slog.Logger // this package's lines
@@ -105,6 +105,9 @@ func Create(cfg Config, handler Handler) (*Membership, error) {
 	m.goFunc(m.runEvents)
 	m.goFunc(m.runRejoin)
 	m.goFunc(m.runKeyRequests)
+	if !cfg.noStallWatch {
+		m.goFunc(m.runStallWatch)
+	}
 	return m, nil
 }
 

@@ -8,6 +8,7 @@ type metrics struct {
 	members *stateCollector
 	dropped prometheus.Counter
 	refused prometheus.Counter
+	stalls  prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, count func() map[State]int) *metrics {
@@ -27,11 +28,15 @@ func newMetrics(reg prometheus.Registerer, count func() map[State]int) *metrics 
 			Name: "lsnode_membership_refused_total",
 			Help: "Nodes refused (another cluster id or undecodable metadata), counted once per node and reason.",
 		}),
+		stalls: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_membership_stalls_total",
+			Help: "Times this node found it had not run for a second or more (SIGSTOP, a paused VM) and announced itself to every peer over TCP.",
+		}),
 	}
 }
 
 func (m *metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.members, m.dropped, m.refused}
+	return []prometheus.Collector{m.members, m.dropped, m.refused, m.stalls}
 }
 
 // register adds the collectors to the Registerer, if any.

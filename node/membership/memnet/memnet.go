@@ -2,7 +2,9 @@
 // hands out transports, either over memberlist's in-memory MockNetwork
 // (NewTransport) or wrapping a real one such as memberlist's NetTransport
 // (Wrap), and can cut and heal the links between named nodes: Partition,
-// Cut, Isolate (a frozen node: nothing in or out), Restore, HealAll.
+// Cut, Isolate (a frozen node: nothing in or out), Restore, Mute (a node
+// whose packets are all lost while its streams get through), Unmute,
+// HealAll.
 //
 // Links are checked on the sending side: a packet over a cut link is
 // dropped silently (as UDP would lose it) and a stream dial fails, so
@@ -47,7 +49,8 @@ type Hub struct {
 	byAddr   map[string]string
 	cut      map[[2]string]bool // unordered pairs, sorted
 	isolated map[string]bool
-	dropped  int64 // sends refused because a link was cut
+	muted    map[string]bool
+	dropped  int64 // sends refused because a link was cut or a node muted
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -61,6 +64,7 @@ func New() *Hub {
 		byAddr:   map[string]string{},
 		cut:      map[[2]string]bool{},
 		isolated: map[string]bool{},
+		muted:    map[string]bool{},
 		closed:   make(chan struct{}),
 	}
 }
@@ -137,15 +141,32 @@ func (h *Hub) Restore(name string) {
 	delete(h.isolated, name)
 }
 
-// HealAll restores every cut link and isolated node.
+// Mute loses every packet name sends from now on; its stream dials still
+// connect. It models a node whose gossip never arrives although TCP does.
+func (h *Hub) Mute(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.muted[name] = true
+}
+
+// Unmute undoes Mute.
+func (h *Hub) Unmute(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.muted, name)
+}
+
+// HealAll restores every cut link and isolated or muted node.
 func (h *Hub) HealAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cut = map[[2]string]bool{}
 	h.isolated = map[string]bool{}
+	h.muted = map[string]bool{}
 }
 
-// Dropped returns how many sends were refused because a link was cut.
+// Dropped returns how many sends were refused because a link was cut or
+// the sender muted.
 func (h *Hub) Dropped() int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -158,9 +179,10 @@ func (h *Hub) Close() {
 	h.wg.Wait()
 }
 
-// allow reports whether src may send to the node at a, and counts a
-// refusal. An address the Hub does not know is reachable.
-func (h *Hub) allow(src string, a memberlist.Address) bool {
+// allow reports whether src may send a packet (or open a stream) to the
+// node at a, and counts a refusal. An address the Hub does not know is
+// reachable.
+func (h *Hub) allow(src string, a memberlist.Address, packet bool) bool {
 	select {
 	case <-h.closed: // nobody drains any more: a send would block forever
 		return false
@@ -175,7 +197,7 @@ func (h *Hub) allow(src string, a memberlist.Address) bool {
 	if dst == "" || dst == src {
 		return true
 	}
-	if h.isolated[src] || h.isolated[dst] || h.cut[pair(src, dst)] {
+	if h.isolated[src] || h.isolated[dst] || h.cut[pair(src, dst)] || packet && h.muted[src] {
 		h.dropped++
 		return false
 	}
@@ -220,7 +242,7 @@ func (t *Transport) WriteTo(b []byte, addr string) (time.Time, error) {
 
 // WriteToAddress sends a packet, or drops it silently over a cut link.
 func (t *Transport) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error) {
-	if !t.hub.allow(t.name, a) {
+	if !t.hub.allow(t.name, a, true) {
 		return time.Now(), nil
 	}
 	if t.mock {
@@ -241,7 +263,7 @@ func (t *Transport) DialTimeout(addr string, timeout time.Duration) (net.Conn, e
 // DialAddressTimeout opens a stream, or fails over a cut link the way a
 // refused TCP dial does.
 func (t *Transport) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
-	if !t.hub.allow(t.name, a) {
+	if !t.hub.allow(t.name, a, false) {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ErrLinkCut}
 	}
 	if t.mock {

@@ -69,6 +69,46 @@ func TestHub_CutDropsPacketsAndFailsDials(t *testing.T) {
 	}
 }
 
+func TestHub_MuteLosesPacketsButNotStreams(t *testing.T) {
+	h := New()
+	defer h.Close()
+	a, b := h.NewTransport("a"), h.NewTransport("b")
+	h.Mute("a")
+	if _, err := a.WriteTo([]byte("lost"), b.Addr()); err != nil {
+		t.Fatalf("a muted send must look sent: %v", err)
+	}
+	if _, ok := recv(b, 50*time.Millisecond); ok {
+		t.Fatal("a muted node's packet arrived")
+	}
+	if _, err := b.WriteTo([]byte("in"), a.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := recv(a, time.Second); !ok {
+		t.Fatal("a muted node must still receive")
+	}
+	conn, err := a.DialTimeout(b.Addr(), time.Second)
+	if err != nil {
+		t.Fatalf("a muted node's dial: %v", err)
+	}
+	conn.Close()
+	select {
+	case in := <-b.StreamCh():
+		in.Close()
+	case <-time.After(time.Second):
+		t.Fatal("a muted node's stream did not arrive")
+	}
+	if h.Dropped() != 1 {
+		t.Fatalf("Dropped = %d, want 1", h.Dropped())
+	}
+	h.Unmute("a")
+	if _, err := a.WriteTo([]byte("back"), b.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := recv(b, time.Second); !ok {
+		t.Fatal("nothing arrived after Unmute")
+	}
+}
+
 // TestHub_ShutDownNodeNeverBlocksSenders: memberlist's MockTransport
 // blocks a sender until the receiver reads; after Shutdown nobody reads,
 // and the pumps must keep senders moving.
