@@ -48,31 +48,60 @@ func (c CheckedBatch) Batch() Batch { return c.batch }
 
 // ApplyChecked is ApplyBatch for a batch CheckBatch has validated.
 func (s *Store) ApplyChecked(ctx context.Context, c CheckedBatch) (ApplyResult, error) {
-	var res ApplyResult
-	b, checked := c.batch, c.checked
-	if len(checked) != len(b.Ops) {
-		return ApplyResult{}, errors.New("apply: the batch was not checked by CheckBatch")
+	res, err := s.ApplyCheckedBatches(ctx, []CheckedBatch{c})
+	if err != nil {
+		return ApplyResult{}, err
 	}
-	err := s.write(ctx, func(w *writeTx) error {
-		res = ApplyResult{}
-		w.ops = slices.Grow(w.ops, len(b.Ops))
-		for _, a := range b.Artifacts {
-			if err := s.applyArtifact(w, a, &res); err != nil {
-				return err
-			}
+	return res[0], nil
+}
+
+// ApplyCheckedBatches applies validated batches one after another in one
+// transaction and returns each one's result, as ApplyChecked would have
+// one by one. A caller with a backlog (a node catching up) commits fewer,
+// larger transactions this way. An error means the storage failed and
+// none of the batches was stored.
+func (s *Store) ApplyCheckedBatches(ctx context.Context, cs []CheckedBatch) ([]ApplyResult, error) {
+	ops := 0
+	for _, c := range cs {
+		if len(c.checked) != len(c.batch.Ops) {
+			return nil, errors.New("apply: the batch was not checked by CheckBatch")
 		}
-		for i, op := range b.Ops {
-			if err := s.applyOp(w, op, checked[i], &res); err != nil {
+		ops += len(c.batch.Ops)
+	}
+	res := make([]ApplyResult, len(cs))
+	err := s.write(ctx, func(w *writeTx) error {
+		clear(res) // a retried transaction starts over
+		w.ops = slices.Grow(w.ops, ops)
+		for i, c := range cs {
+			if err := s.applyChecked(w, c, &res[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return ApplyResult{}, err
+		return nil, err
 	}
-	s.metrics.observeApply(res)
+	for _, r := range res {
+		s.metrics.observeApply(r)
+	}
 	return res, nil
+}
+
+// applyChecked writes one validated batch in w: its artifacts, then its
+// ops in order.
+func (s *Store) applyChecked(w *writeTx, c CheckedBatch, res *ApplyResult) error {
+	for _, a := range c.batch.Artifacts {
+		if err := s.applyArtifact(w, a, res); err != nil {
+			return err
+		}
+	}
+	for i, op := range c.batch.Ops {
+		if err := s.applyOp(w, op, c.checked[i], res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {

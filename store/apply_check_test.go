@@ -67,3 +67,46 @@ func TestApplyChecked_SameAsApplyBatch(t *testing.T) {
 		t.Fatal("an unchecked batch was applied")
 	}
 }
+
+// TestApplyCheckedBatches_SameAsOneByOne: batches written in one
+// transaction leave what ApplyBatch leaves applying them one by one, each
+// with its own result, and one unchecked batch refuses them all.
+func TestApplyCheckedBatches_SameAsOneByOne(t *testing.T) {
+	gen := newBenchGen(5)
+	batches := []Batch{gen.batch(200), gen.batch(1), gen.batch(350)}
+	batches[2].Ops[11].Event.Type = "" // invalid: quarantined by both
+	a, _ := openReplica(t, repD)
+	b, _ := openReplica(t, repD)
+	ctx := context.Background()
+	var want []string
+	for _, bt := range batches {
+		res, err := a.ApplyBatch(ctx, bt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmtResult(res))
+	}
+	cs := []CheckedBatch{CheckBatch(batches[0]), CheckBatch(batches[1]), CheckBatch(batches[2])}
+	res, err := b.ApplyCheckedBatches(ctx, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res {
+		got = append(got, fmtResult(r))
+	}
+	if !reflect.DeepEqual(got, want) || res[2].Quarantined != 1 {
+		t.Fatalf("ApplyCheckedBatches %v, one by one %v; want the same with one quarantined in the third", got, want)
+	}
+	if da, db := dump(t, a), dump(t, b); da != db {
+		t.Fatalf("stores differ:\n%s\n---\n%s", da, db)
+	}
+	before := dump(t, b)
+	next := gen.batch(2)
+	if _, err := b.ApplyCheckedBatches(ctx, []CheckedBatch{CheckBatch(next), {batch: gen.batch(1)}}); err == nil {
+		t.Fatal("a call with an unchecked batch was applied")
+	}
+	if after := dump(t, b); after != before {
+		t.Fatal("a refused call stored something")
+	}
+}

@@ -232,16 +232,21 @@ func TestApplyQueue_InOrderAndBounded(t *testing.T) {
 	}
 }
 
-// checkedLog is a Log that takes batches validated ahead: ApplyChecked
-// reports each call; ApplyBatch must not be called.
+// checkedLog is a Log that takes batches validated ahead:
+// ApplyCheckedBatches reports each batch of each call; ApplyBatch must not
+// be called.
 type checkedLog struct {
 	Log
 	checked chan store.CheckedBatch
 }
 
-func (c checkedLog) ApplyChecked(_ context.Context, b store.CheckedBatch) (store.ApplyResult, error) {
-	c.checked <- b
-	return store.ApplyResult{Applied: len(b.Batch().Ops)}, nil
+func (c checkedLog) ApplyCheckedBatches(_ context.Context, cs []store.CheckedBatch) ([]store.ApplyResult, error) {
+	res := make([]store.ApplyResult, len(cs))
+	for i, b := range cs {
+		c.checked <- b
+		res[i] = store.ApplyResult{Applied: len(b.Batch().Ops)}
+	}
+	return res, nil
 }
 
 func (checkedLog) ApplyBatch(context.Context, store.Batch) (store.ApplyResult, error) {
@@ -250,7 +255,7 @@ func (checkedLog) ApplyBatch(context.Context, store.Batch) (store.ApplyResult, e
 
 // TestApplyQueue_ValidatesWhenPut: with a Log that takes batches
 // validated ahead, put validates each batch and the applier only writes
-// it, through ApplyChecked.
+// it, through ApplyCheckedBatches.
 func TestApplyQueue_ValidatesWhenPut(t *testing.T) {
 	l := checkedLog{checked: make(chan store.CheckedBatch, 1)}
 	q := newApplyQueue(1, l, nil)
@@ -264,7 +269,7 @@ func TestApplyQueue_ValidatesWhenPut(t *testing.T) {
 		t.Fatal("put did not validate the batch")
 	}
 	if got := (<-l.checked).Batch().Ops[0].Event.OriginSeq; got != 4 {
-		t.Fatalf("ApplyChecked got op %d, want 4", got)
+		t.Fatalf("ApplyCheckedBatches got op %d, want 4", got)
 	}
 	if done := <-q.done; done.err != nil || done.res.Applied != 1 {
 		t.Fatalf("outcome %+v, %v", done.res, done.err)
@@ -293,5 +298,72 @@ func TestApplyQueue_CountsWhatTheStoreTookWhenTheSessionEnds(t *testing.T) {
 	}
 	if got := m.GetCounter().GetValue(); got != 2 {
 		t.Fatalf("lsnode_sync_ops_total{path=push,result=applied} = %v, want the 2 ops the store took", got)
+	}
+}
+
+// holdingLog takes batches validated ahead and reports each
+// ApplyCheckedBatches call; every call waits for release.
+type holdingLog struct {
+	Log
+	calls   chan []store.CheckedBatch
+	release chan struct{}
+}
+
+func (h holdingLog) ApplyCheckedBatches(_ context.Context, cs []store.CheckedBatch) ([]store.ApplyResult, error) {
+	h.calls <- cs
+	<-h.release
+	res := make([]store.ApplyResult, len(cs))
+	for i, c := range cs {
+		res[i] = store.ApplyResult{Applied: len(c.Batch().Ops)}
+	}
+	return res, nil
+}
+
+// opsBatch is a queued batch of n ops, the first with origin seq first.
+func opsBatch(first, n int) *QueuedBatch {
+	ops := make([]store.Op, n)
+	for i := range ops {
+		ops[i].Event.OriginSeq = int64(first + i)
+	}
+	return &QueuedBatch{batch: store.Batch{Ops: ops}}
+}
+
+// TestApplyQueue_CoalescesWaitingBatches: the validated batches that
+// queue while the store writes are written together in the next call, up
+// to coalesceOps ops, and every batch gets its own outcome, in order.
+func TestApplyQueue_CoalescesWaitingBatches(t *testing.T) {
+	l := holdingLog{calls: make(chan []store.CheckedBatch), release: make(chan struct{})}
+	q := newApplyQueue(8, l, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); q.run(ctx) }()
+	defer func() { cancel(); <-stopped }()
+
+	half := coalesceOps / 2
+	q.put([]*QueuedBatch{opsBatch(1, 1)})
+	firstCall := <-l.calls // the store holds the first batch
+	q.put([]*QueuedBatch{opsBatch(2, half), opsBatch(2+half, half), opsBatch(2+2*half, 1)})
+	l.release <- struct{}{}
+	secondCall := <-l.calls
+	l.release <- struct{}{}
+	thirdCall := <-l.calls
+	l.release <- struct{}{}
+
+	var sizes [][]int
+	for _, call := range [][]store.CheckedBatch{firstCall, secondCall, thirdCall} {
+		var s []int
+		for _, c := range call {
+			s = append(s, len(c.Batch().Ops))
+		}
+		sizes = append(sizes, s)
+	}
+	if want := [][]int{{1}, {half, half}, {1}}; fmt.Sprint(sizes) != fmt.Sprint(want) {
+		t.Fatalf("batches per call %v, want %v", sizes, want)
+	}
+	for _, wantFirst := range []int64{1, 2, 2 + int64(half), 2 + 2*int64(half)} {
+		done := <-q.done
+		if got := done.job.batch.Ops[0].Event.OriginSeq; got != wantFirst || done.err != nil || done.res.Applied != len(done.job.batch.Ops) {
+			t.Fatalf("outcome for the batch from op %d: got the batch from op %d, %+v, %v", wantFirst, got, done.res, done.err)
+		}
 	}
 }

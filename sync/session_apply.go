@@ -13,6 +13,12 @@ type applyOutcome struct {
 	err error
 }
 
+// coalesceOps bounds the ops the applier writes in one store transaction
+// when several validated batches wait (a node catching up): four default
+// batches. Each commit writes every page its transaction touched, so
+// fewer, larger ones write fewer pages per op.
+const coalesceOps = 2000
+
 // applyQueue is a session's applier: the batches its Link queued
 // (Link.TakeQueued), stored one after another by one goroutine, in order
 // (apply_queue.go). The session loop is the only sender on jobs and reads
@@ -21,7 +27,9 @@ type applyOutcome struct {
 // When the Log can take batches validated ahead (checkedApplier, as the
 // store does), put validates each batch on the loop's goroutine, so the
 // applier only writes: batch k+1 is validated while batch k commits, and
-// the store's writer does not wait for the validation of each batch.
+// the store's writer does not wait for the validation of each batch. The
+// applier then writes the validated batches that wait together, in one
+// transaction (up to coalesceOps ops), and reports each one's outcome.
 type applyQueue struct {
 	log     Log
 	checked checkedApplier // log, when it is one; else nil
@@ -31,17 +39,17 @@ type applyQueue struct {
 }
 
 // checkedApplier is a Log whose batches can be validated apart from their
-// write: store.CheckBatch, then ApplyChecked.
+// write (store.CheckBatch) and written several in one transaction.
 type checkedApplier interface {
-	ApplyChecked(ctx context.Context, c store.CheckedBatch) (store.ApplyResult, error)
+	ApplyCheckedBatches(ctx context.Context, cs []store.CheckedBatch) ([]store.ApplyResult, error)
 }
 
 func newApplyQueue(size int, log Log, m *metrics) *applyQueue {
 	checked, _ := log.(checkedApplier)
 	// done holds an outcome for every job that can be outstanding (the
-	// queue's plus the one being stored), so the applier never waits on
-	// the loop.
-	return &applyQueue{log: log, checked: checked, m: m, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, size+1)}
+	// queue's plus those being stored, at most as many again), so the
+	// applier never waits on the loop.
+	return &applyQueue{log: log, checked: checked, m: m, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, 2*size)}
 }
 
 // full reports whether the loop must stop taking frames: the next batch
@@ -64,31 +72,70 @@ func (q *applyQueue) put(jobs []*QueuedBatch) {
 // brings its ops again.
 func (q *applyQueue) run(ctx context.Context) {
 	for {
+		var first *QueuedBatch
 		select {
-		case job := <-q.jobs:
-			res, err := q.store(ctx, job)
-			if err == nil {
+		case first = <-q.jobs:
+		case <-ctx.Done():
+			return
+		}
+		outcomes := q.store(ctx, q.takeWaiting(first))
+		for _, o := range outcomes {
+			if o.err == nil {
 				// Counted here, not when the loop takes the outcome: a
 				// session that ends now never takes it, and what the store
 				// took must be counted all the same.
-				q.m.applied(job.path(), res)
-				job.counted = true
+				q.m.applied(o.job.path(), o.res)
+				o.job.counted = true
 			}
+		}
+		for _, o := range outcomes {
 			select {
-			case q.done <- applyOutcome{job: job, res: res, err: err}:
+			case q.done <- o:
 			case <-ctx.Done():
 				return
 			}
-		case <-ctx.Done():
-			return
 		}
 	}
 }
 
-// store writes one batch, validated by put when it could be.
-func (q *applyQueue) store(ctx context.Context, job *QueuedBatch) (store.ApplyResult, error) {
-	if job.checked != nil {
-		return q.checked.ApplyChecked(ctx, *job.checked)
+// takeWaiting returns first and, when batches are validated ahead, those
+// queued behind it, until they hold coalesceOps ops or more.
+func (q *applyQueue) takeWaiting(first *QueuedBatch) []*QueuedBatch {
+	jobs := []*QueuedBatch{first}
+	if q.checked == nil {
+		return jobs
 	}
-	return q.log.ApplyBatch(ctx, job.batch)
+	for ops := len(first.batch.Ops); ops < coalesceOps; {
+		select {
+		case j := <-q.jobs:
+			jobs = append(jobs, j)
+			ops += len(j.batch.Ops)
+		default:
+			return jobs
+		}
+	}
+	return jobs
+}
+
+// store writes jobs in order, in one transaction when they were validated
+// by put, and returns their outcomes in the same order.
+func (q *applyQueue) store(ctx context.Context, jobs []*QueuedBatch) []applyOutcome {
+	out := make([]applyOutcome, len(jobs))
+	if q.checked == nil {
+		res, err := q.log.ApplyBatch(ctx, jobs[0].batch)
+		out[0] = applyOutcome{job: jobs[0], res: res, err: err}
+		return out
+	}
+	cs := make([]store.CheckedBatch, len(jobs))
+	for i, j := range jobs {
+		cs[i] = *j.checked
+	}
+	res, err := q.checked.ApplyCheckedBatches(ctx, cs)
+	for i, j := range jobs {
+		out[i] = applyOutcome{job: j, err: err}
+		if err == nil {
+			out[i].res = res[i]
+		}
+	}
+	return out
 }
