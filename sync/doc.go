@@ -45,10 +45,12 @@
 //  4. Push. An end that is caught up says so (follow) in every Digest,
 //     DigestReply and Vector; the peer then pushes every op committed
 //     locally (its own and relayed ones) that the follower is not known to
-//     hold, on one session per peer. Every Vector also lists the origins
-//     its sender follows on a session with the origin itself
-//     (direct_origins); their ops are not relayed to it, so in a full mesh
-//     each op reaches each node once.
+//     hold, on one session per peer. When a peer starts to follow, it is
+//     first sent (at most a batch of) what was committed while it did not,
+//     so the pushes after it leave no hole. Every Vector also lists the
+//     origins its sender has a session with (direct_origins); their ops
+//     are not relayed to it, so in a full mesh each op reaches each node
+//     once.
 //
 // # Guarantees
 //

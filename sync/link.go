@@ -36,6 +36,9 @@ type Link struct {
 	// vectors, its pulls and the ops it sent. It filters pushes and gives
 	// the lag.
 	peerHas map[string]int64
+	// sent is the largest origin_seq of each origin this end has sent the
+	// peer on this session, in pull answers and pushes.
+	sent map[string]int64
 	// behindMS is the origin wall time of the oldest op of the latest
 	// batch that stored ops (LinkStatus.BehindMS).
 	behindMS int64
@@ -128,6 +131,7 @@ func newLink(cfg Config, log Log, dialer bool, m *metrics) *Link {
 		m:       m,
 		logger:  logger,
 		peerHas: map[string]int64{},
+		sent:    map[string]int64{},
 	}
 }
 
@@ -141,9 +145,17 @@ func (l *Link) Handle(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Fr
 	if !l.ready {
 		return nil, fmt.Errorf("%w: %s frame before the handshake", ErrProtocol, FrameKind(f))
 	}
+	follows := l.peerFollows
 	out, err := l.dispatch(ctx, f, now)
 	if err != nil {
 		return nil, err
+	}
+	if l.peerFollows && !follows {
+		bridge, err := l.bridge(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bridge...)
 	}
 	return append(out, l.maybeRound(now)...), nil
 }

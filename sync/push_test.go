@@ -42,8 +42,8 @@ func TestPushSessions_OnePerPeer(t *testing.T) {
 	}
 }
 
-// The origins a node follows directly are the peers of its ready,
-// caught-up sessions, each once, sorted.
+// The origins a node follows directly are the peers of its ready
+// sessions, caught up or still pulling, each once, sorted.
 func TestDirectOrigins_FollowedPeers(t *testing.T) {
 	r := &Replicator{}
 	r.mu.sessions = map[*session]struct{}{}
@@ -51,14 +51,14 @@ func TestDirectOrigins_FollowedPeers(t *testing.T) {
 		{PeerReplicaID: "rep_y", Ready: true, CaughtUp: true},
 		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true},
 		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true}, // the other session of a mutual pair
-		{PeerReplicaID: "rep_z", Ready: true},                 // still pulling
+		{PeerReplicaID: "rep_z", Ready: true},                 // still pulling: direct all the same
 		{PeerReplicaID: "rep_w", CaughtUp: true},              // ended
 	} {
 		s := &session{}
 		s.status.Store(&st)
 		r.track(s, true)
 	}
-	if got, want := r.directOrigins(), []string{"rep_x", "rep_y"}; !slices.Equal(got, want) {
+	if got, want := r.directOrigins(), []string{"rep_x", "rep_y", "rep_z"}; !slices.Equal(got, want) {
 		t.Errorf("direct origins %v, want %v", got, want)
 	}
 }

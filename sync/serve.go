@@ -142,6 +142,7 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 	}
 	b.cur.Ops = append(b.cur.Ops, w)
 	b.curBytes += proto.Size(w)
+	raise(b.l.sent, op.Event.OriginReplica, op.Event.OriginSeq)
 	if len(b.cur.Ops) >= b.l.cfg.BatchOps || b.curBytes >= b.l.cfg.BatchBytes {
 		b.rotate()
 	}
