@@ -112,8 +112,15 @@ func (o *originLag) update(now time.Time, self string, local, known map[string]i
 	}
 }
 
-// progress logs a lagging origin's catch-up at most every progressEvery,
-// with the commit rate since its previous line; called with mu held.
+// catchUpAfter is how long an origin must stay behind before its catch-up
+// is logged. Live replication leaves a node a few ops behind now and then
+// for milliseconds; logged, that was a pair of lines every ~150 ms per
+// origin on a node of a busy mesh.
+const catchUpAfter = time.Second
+
+// progress logs a lagging origin's catch-up once it has been behind for
+// catchUpAfter, then at most every progressEvery, with the commit rate
+// since its previous line; called with mu held.
 func (o *originLag) progress(now time.Time, row OriginLag) {
 	prev, seen := o.mu.logged[row.Origin]
 	if row.Ops() == 0 {
@@ -121,6 +128,9 @@ func (o *originLag) progress(now time.Time, row OriginLag) {
 			o.logger.Info("caught up with origin", "origin", row.Origin, "held", row.Held)
 			delete(o.mu.logged, row.Origin)
 		}
+		return
+	}
+	if !seen && now.Sub(o.mu.behindSince[row.Origin]) < catchUpAfter {
 		return
 	}
 	if seen && now.Sub(prev.at) >= time.Second {

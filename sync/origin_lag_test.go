@@ -43,7 +43,11 @@ func TestOriginLag(t *testing.T) {
 	if got := gauge("seconds", "rep_b"); got != 0 {
 		t.Errorf("lag seconds right after the gap was seen = %v, want 0", got)
 	}
-	// Nothing arrives for 4 s: the copy is 4 s stale since the gap.
+	if strings.Contains(logs.String(), "catching up") {
+		t.Errorf("a gap seen this instant was logged as a catch-up:\n%s", logs.String())
+	}
+	// Nothing arrives for 4 s: the copy is 4 s stale since the gap, and
+	// the catch-up is logged.
 	lag.update(t0.Add(7*time.Second), "rep_a", map[string]int64{"rep_b": 10}, map[string]int64{"rep_b": 50})
 	if got := gauge("seconds", "rep_b"); got != 4 {
 		t.Errorf("lag seconds 4 s after the gap = %v, want 4", got)
@@ -61,13 +65,14 @@ func TestOriginLag(t *testing.T) {
 	if len(rows) != 1 || rows[0].Origin != "rep_b" || rows[0].Held != 30 || rows[0].Target != 50 {
 		t.Fatalf("rows = %+v", rows)
 	}
-	// The second progress line (5 s after the first at t0+3s) carries the
-	// rate: 20 ops in 6 s.
-	if rows[0].Rate < 3.3 || rows[0].Rate > 3.4 {
-		t.Errorf("rate = %v, want 20/6", rows[0].Rate)
+	// The rate since the first line (t0+7s, 10 held): 20 ops in 2 s.
+	if rows[0].Rate != 10 {
+		t.Errorf("rate = %v, want 20/2", rows[0].Rate)
 	}
+	// t0+12s: 5 s after the first line, the second one, 30 ops in 5 s.
+	lag.update(t0.Add(12*time.Second), "rep_a", map[string]int64{"rep_b": 40}, map[string]int64{"rep_b": 50})
 	// Caught up: 0 and 0, and a closing line.
-	lag.update(t0.Add(10*time.Second), "rep_a", map[string]int64{"rep_b": 50}, map[string]int64{"rep_b": 50})
+	lag.update(t0.Add(13*time.Second), "rep_a", map[string]int64{"rep_b": 50}, map[string]int64{"rep_b": 50})
 	if gauge("ops", "rep_b") != 0 || gauge("seconds", "rep_b") != 0 {
 		t.Errorf("caught up: ops %v seconds %v, want 0 0", gauge("ops", "rep_b"), gauge("seconds", "rep_b"))
 	}
@@ -76,9 +81,9 @@ func TestOriginLag(t *testing.T) {
 	}
 	out := logs.String()
 	if n := strings.Count(out, "catching up with origin"); n != 2 {
-		t.Errorf("%d progress lines, want 2 (t0+3s, t0+9s):\n%s", n, out)
+		t.Errorf("%d progress lines, want 2 (t0+7s, t0+12s):\n%s", n, out)
 	}
-	if !strings.Contains(out, "held=30 target=50") || !strings.Contains(out, "ops_per_second=3") ||
+	if !strings.Contains(out, "held=40 target=50") || !strings.Contains(out, "ops_per_second=6") ||
 		!strings.Contains(out, `"caught up with origin" origin=rep_b held=50`) {
 		t.Errorf("progress lines lack figures:\n%s", out)
 	}
