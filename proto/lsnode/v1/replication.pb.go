@@ -431,9 +431,10 @@ type Vector struct {
 	Reply         bool                   `protobuf:"varint,3,opt,name=reply,proto3" json:"reply,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,5,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	Follow        bool                   `protobuf:"varint,6,opt,name=follow,proto3" json:"follow,omitempty"`
-	// The origins the sender follows on a session with the origin itself:
-	// their new ops are pushed to it straight from them, so the receiver
-	// does not relay their ops to it (its own ops are pushed regardless).
+	// The origins the sender has a session with: their new ops are pushed
+	// to it straight from them (or pulled from them while it is behind), so
+	// the receiver does not relay their ops to it (its own ops are pushed
+	// regardless).
 	// Every Vector restates the whole set; Digest and DigestReply carry
 	// none, so an idle round stays small.
 	DirectOrigins []string `protobuf:"bytes,7,rep,name=direct_origins,json=directOrigins,proto3" json:"direct_origins,omitempty"`
