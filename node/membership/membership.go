@@ -207,9 +207,9 @@ func (m *Membership) Leave(timeout time.Duration) error {
 // Shutdown stops memberlist without announcing anything (a crash, as far
 // as the others can tell, unless Leave was called first), stops and joins
 // the Membership's goroutines, saves the known peers and unregisters the
-// metrics. It is idempotent. A rejoin attempt in flight is not
-// interrupted: Shutdown may wait for it, up to memberlist's TCPTimeout
-// (10 s) for a peer that does not answer.
+// metrics. It is idempotent. A rejoin attempt or a reassertion after a
+// stall in flight is not interrupted: Shutdown may wait for it, up to
+// memberlist's TCPTimeout (10 s) for a peer that does not answer.
 func (m *Membership) Shutdown() error {
 	m.lifecycle.Lock()
 	defer m.lifecycle.Unlock()

@@ -30,7 +30,7 @@ func newMetrics(reg prometheus.Registerer, count func() map[State]int) *metrics 
 		}),
 		stalls: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "lsnode_membership_stalls_total",
-			Help: "Times this node found it had not run for a second or more (SIGSTOP, a paused VM) and announced itself to every peer over TCP.",
+			Help: "Times this node found it had not run for over a second (SIGSTOP, a paused VM) and announced itself to every peer over TCP.",
 		}),
 	}
 }
