@@ -24,20 +24,26 @@ func appendString(dst []byte, s string, ascii bool) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		switch {
-		case r == '"':
-			dst = append(dst, `\"`...)
-		case r == '\\':
-			dst = append(dst, `\\`...)
-		case r < 0x20:
-			dst = appendControl(dst, r)
-		case ascii && r > '~':
-			dst = appendUnicodeEscape(dst, r)
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
+		dst = appendRune(dst, r, ascii)
 	}
 	return append(dst, '"')
+}
+
+// appendRune writes one rune of a string's content in the style chosen
+// by ascii (see appendString).
+func appendRune(dst []byte, r rune, ascii bool) []byte {
+	switch {
+	case r == '"':
+		return append(dst, `\"`...)
+	case r == '\\':
+		return append(dst, `\\`...)
+	case r < 0x20:
+		return appendControl(dst, r)
+	case ascii && r > '~':
+		return appendUnicodeEscape(dst, r)
+	default:
+		return utf8.AppendRune(dst, r)
+	}
 }
 
 // printablePrefix is the length of the leading run of s that every style

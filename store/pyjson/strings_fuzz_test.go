@@ -1,27 +1,13 @@
 package pyjson
 
-import (
-	"testing"
-	"unicode/utf8"
-)
+import "testing"
 
 // appendStringByRune is appendString one rune at a time, the reference
 // its bulk copying of printable runs is held to.
 func appendStringByRune(dst []byte, s string, ascii bool) []byte {
 	dst = append(dst, '"')
 	for _, r := range s {
-		switch {
-		case r == '"':
-			dst = append(dst, `\"`...)
-		case r == '\\':
-			dst = append(dst, `\\`...)
-		case r < 0x20:
-			dst = appendControl(dst, r)
-		case ascii && r > '~':
-			dst = appendUnicodeEscape(dst, r)
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
+		dst = appendRune(dst, r, ascii)
 	}
 	return append(dst, '"')
 }
