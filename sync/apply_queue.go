@@ -48,10 +48,10 @@ func (j *QueuedBatch) path() string {
 }
 
 // ApplyBehind makes the link hand its batches to its driver (TakeQueued)
-// instead of applying them in Handle; the driver must apply them with the
-// Log's ApplyBatch one at a time, in order, and report each result with
-// Stored. A session does so on its applier goroutine; the simulator with
-// random delays.
+// instead of applying them in Handle; the driver must store them in order
+// (one by one with the Log's ApplyBatch, or several in one transaction as
+// a session's applier does) and report each result with Stored. A session
+// does so on its applier goroutine; the simulator with random delays.
 func (l *Link) ApplyBehind() { l.applier = true }
 
 // queue hands job to the caller and notes what it will add.
