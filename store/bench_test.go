@@ -70,12 +70,14 @@ func benchRawInsert(b *testing.B, raw *rawBenchDB, rows func(n int) []Event) {
 }
 
 // BenchmarkAppend measures local appends from 1 and from 32 goroutines
-// (group commit); one op is one append.
+// (group commit); one op is one append. wal-frames/commit is what a commit
+// wrote to the WAL over the WAL's last generation (walstats_test.go).
 func BenchmarkAppend(b *testing.B) {
 	for _, workers := range []int{1, 32} {
 		b.Run(fmt.Sprintf("goroutines=%d", workers), func(b *testing.B) {
 			reg := prometheus.NewRegistry()
-			s, err := Open(context.Background(), Config{Dir: b.TempDir(), Metrics: reg})
+			dir := b.TempDir()
+			s, err := Open(context.Background(), Config{Dir: dir, Metrics: reg})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -86,6 +88,7 @@ func BenchmarkAppend(b *testing.B) {
 			reportCPU(b, cpu0)
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
 			b.ReportMetric(meanBatchSize(b, s), "writes/commit")
+			reportWALStats(b, s, dir)
 		})
 	}
 }
