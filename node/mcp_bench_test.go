@@ -20,6 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -55,23 +56,23 @@ func BenchmarkMCPAppend(b *testing.B) {
 // benchRawInsert is the machine's SQLite limit as store.BenchmarkRawInsert
 // takes it: bare transactions of 1000 rows into a fresh file with the
 // store's schema (made by store.Open), one prepared INSERT, the writer's
-// pragmas. One op is one row.
+// DSN. One op is one row, of the shape the benchmark's appends store.
 func benchRawInsert(b *testing.B) {
 	dir := b.TempDir()
-	st, err := store.Open(context.Background(), store.Config{Dir: dir})
+	st, err := store.Open(context.Background(), store.Config{Dir: dir, Metrics: prometheus.NewRegistry()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	replica := st.ReplicaID()
 	st.Close()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.DBFile)+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"+
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(8192)")
+	db, err := sql.Open("sqlite", store.WriterDSN(filepath.Join(dir, store.DBFile), false))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	const perTxn = 1000
-	now := time.Now().UTC()
+	clock := hlc.NewClock(hlc.SystemClock{}, replica, 0)
 	b.ResetTimer()
 	cpu, start := startCPU(), time.Now()
 	for done := 0; done < b.N; {
@@ -87,9 +88,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		}
 		for i := 0; i < perTxn && done < b.N; i++ {
 			done++
-			if _, err := ins.Exec(fmt.Sprintf("evt_%s_%012d", now.Format("20060102T150405"), done), "note", "project/x", "r", nil,
-				"agent-1", "agent-2", nil, nil, nil, "open", "body", now.Format("2006-01-02T15:04:05.000000Z"), "{}", "rep_bench", done,
-				fmt.Sprintf("%016d.0000.rep_bench", now.UnixMilli()+int64(done))); err != nil {
+			now := time.Now().UTC()
+			if _, err := ins.Exec(fmt.Sprintf("evt_%s_%012x", now.Format("20060102T150405"), done), "note", "project/x", "r", nil,
+				"agent-1", "agent-2", nil, nil, nil, "open", "body", now.Format("2006-01-02T15:04:05Z"), "{}", replica, done,
+				clock.Tick().String()); err != nil {
 				b.Fatal(err)
 			}
 		}

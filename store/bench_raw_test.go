@@ -29,7 +29,7 @@ func openRawBenchDB(b *testing.B) *rawBenchDB { return openRawBenchDBTxn(b, rawR
 
 // openRawBenchDBTxn is openRawBenchDB with perTxn rows a transaction.
 func openRawBenchDBTxn(b *testing.B, perTxn int) *rawBenchDB {
-	db, err := sql.Open("sqlite", writerDSN(filepath.Join(b.TempDir(), DBFile), false))
+	db, err := sql.Open("sqlite", WriterDSN(filepath.Join(b.TempDir(), DBFile), false))
 	if err != nil {
 		b.Fatal(err)
 	}

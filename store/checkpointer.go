@@ -18,7 +18,7 @@ const checkpointEvery = time.Second
 // checkpointer copies the WAL into the database file on a connection of
 // its own, so that this work runs beside the writer goroutine instead of
 // inside its commits. SQLite's own automatic checkpoint stays on in the
-// writer (writerDSN): it then finds only the frames written since the
+// writer (WriterDSN): it then finds only the frames written since the
 // last round left to copy, and its place between two transactions is
 // what lets the next one start the WAL over, which keeps the file's size
 // bounded under unbroken load.

@@ -178,7 +178,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// writerDSN is the writer connection's DSN: WAL, synchronous NORMAL (or
+// WriterDSN is the DSN the store's writer connection opens the file at
+// path with. Benchmarks that hold the store to the machine's raw insert
+// rate open their raw file with it, so that both sides write with the same
+// pragmas. It sets WAL, synchronous NORMAL (or
 // FULL), a 32 MiB page cache, an automatic checkpoint every 32768 WAL
 // pages, 128 MiB (which finds most of them copied already by the
 // checkpointer; the larger the WAL between checkpoints, the more often a
@@ -189,7 +192,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // INSERT ... SELECT keeps one) then takes 64 KiB chunks that spill to a
 // file only past that size, where temp_store=MEMORY grows it 1 KiB at a
 // time (about 5 % of the writer's time in an append profile).
-func writerDSN(path string, syncFull bool) string {
+func WriterDSN(path string, syncFull bool) string {
 	syncMode := "NORMAL"
 	if syncFull {
 		syncMode = "FULL"
@@ -199,7 +202,7 @@ func writerDSN(path string, syncFull bool) string {
 
 func (s *Store) openDBs(ctx context.Context) error {
 	path := filepath.Join(s.cfg.Dir, DBFile)
-	w, err := sql.Open("sqlite", writerDSN(path, s.cfg.SyncFull))
+	w, err := sql.Open("sqlite", WriterDSN(path, s.cfg.SyncFull))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}

@@ -123,7 +123,7 @@ func reportWALStats(b *testing.B, s *Store, dir string) {
 // its own and dirties a page of the table and one of its index.
 func TestReadWALStats(t *testing.T) {
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", writerDSN(filepath.Join(dir, DBFile), false))
+	db, err := sql.Open("sqlite", WriterDSN(filepath.Join(dir, DBFile), false))
 	if err != nil {
 		t.Fatal(err)
 	}
