@@ -218,23 +218,3 @@ func pyParseInt(s string) (any, bool) {
 	}
 	return json.Number(n.String()), true
 }
-
-// pyTruthy is Python's bool() of a decoded JSON value.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}

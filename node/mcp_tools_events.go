@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/pyrepr"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/pyjson"
 	"github.com/lsnode/lsnode/store/rules"
@@ -115,7 +116,7 @@ func (t *mcpTools) eventList(ctx context.Context, a *callArgs) (any, error) {
 	f.Order = c.order("order")
 	f.Limit = c.limit("limit")
 	f.Cursor = c.cursor("cursor")
-	f.Preview = pyTruthy(a.get("preview"))
+	f.Preview = pyrepr.Truthy(a.get("preview"))
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -215,7 +216,7 @@ func eventPage(timedOut *bool, page store.ListResult, withCursor bool) pyjson.Ob
 // withNote adds the hub's from_agent note when the caller passed an
 // identity but no writer filter.
 func withNote(out pyjson.Object, a *callArgs) pyjson.Object {
-	if pyTruthy(a.get("from_agent")) && !pyTruthy(a.get("writer")) {
+	if pyrepr.Truthy(a.get("from_agent")) && !pyrepr.Truthy(a.get("writer")) {
 		out = append(out, pyjson.Member{Key: "note", Value: fromAgentNote})
 	}
 	return out

@@ -1,6 +1,9 @@
 package pyrepr
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // The expected texts are CPython 3.11's repr() of each input.
 func TestString(t *testing.T) {
@@ -46,6 +49,28 @@ func TestString(t *testing.T) {
 	for _, tt := range tests {
 		if got := String(tt.in); got != tt.want {
 			t.Errorf("String(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The expected values are CPython 3.11's bool() of each value as
+// json.loads decodes it.
+func TestTruthy(t *testing.T) {
+	tests := []struct {
+		in   any
+		want bool
+	}{
+		{nil, false}, {false, false}, {true, true},
+		{"", false}, {"0", true}, {" ", true},
+		{json.Number("0"), false}, {json.Number("0.0"), false}, {json.Number("-0"), false},
+		{json.Number("1"), true}, {json.Number("1e-400"), false}, {json.Number("1e400"), true},
+		{0, false}, {int64(2), true}, {0.0, false}, {0.5, true},
+		{[]any{}, false}, {[]any{nil}, true},
+		{map[string]any{}, false}, {map[string]any{"a": nil}, true},
+	}
+	for _, tt := range tests {
+		if got := Truthy(tt.in); got != tt.want {
+			t.Errorf("Truthy(%#v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

@@ -3,12 +3,12 @@ package fakehub
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyrepr"
 	"github.com/lsnode/lsnode/store/rules"
 )
 
@@ -26,7 +26,7 @@ var requiredEventKeys = []string{"id", "type", "stream", "room", "from_agent", "
 // non-integer origin_seq).
 func (h *Hub) ApplyRemote(ev map[string]any) (bool, error) {
 	for _, k := range requiredEventKeys {
-		if !truthy(ev[k]) {
+		if !pyrepr.Truthy(ev[k]) {
 			return false, fmt.Errorf("remote event is missing required field %s", rules.Repr(k))
 		}
 	}
@@ -120,32 +120,6 @@ func rowFromDict(ev map[string]any) (*row, error) {
 	return r, nil
 }
 
-// truthy is Python's bool(v) for JSON values.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
 // requiredArtifactKeys are apply_remote_artifact's truthy fields.
 var requiredArtifactKeys = []string{"id", "kind", "sha256", "content", "created_by", "created_at"}
 
@@ -154,7 +128,7 @@ var requiredArtifactKeys = []string{"id", "kind", "sha256", "content", "created_
 // given (it may be null). It returns false for an id already held.
 func (h *Hub) ApplyRemoteArtifact(a map[string]any) (bool, error) {
 	for _, k := range requiredArtifactKeys {
-		if !truthy(a[k]) {
+		if !pyrepr.Truthy(a[k]) {
 			return false, fmt.Errorf("remote artifact is missing required field %s", rules.Repr(k))
 		}
 	}
