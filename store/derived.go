@@ -118,14 +118,19 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 // that would have deleted one of these rows is then present, so one
 // statement gives the rows that inserting each event and applying each
 // later closure one by one would leave, without a query and an insert per
-// event.
+// event. The rows go in in the table's key order: a batch of a mesh's
+// events names its addressees in no order, and inserting each agent's
+// rows together keeps the b-tree cursor on pages it has just written.
+// Applying 100k events to 200 agents, that cut this statement's CPU by a
+// fifth to a third (BENCHMARKS.md, session 6).
 const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
 SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
 WHERE e.rowid > ?1 AND e.rowid <= ?2 AND e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent %s
 AND NOT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.ack_of = e.id)
 AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.correlation_id = e.correlation_id AND
  CASE WHEN c.ctx_json IS NULL THEN c.hlc > e.hlc
-      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))`
+      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))
+ORDER BY e.to_agent, e.hlc`
 
 var (
 	indexOwedKeyedSQL = fmt.Sprintf(indexOwedSQL, `
