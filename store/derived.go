@@ -104,38 +104,46 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 	return nil
 }
 
-// indexOwedSQL records as owed, by its addressee, every event with a
-// rowid in (?1, ?2] that is addressed to another single agent, is not the
-// losing duplicate of an idempotency key (the %s: a condition that
-// indexOwed leaves out when none of these events carries a key, since only
-// a keyed event can lose) and has no terminal reply from its addressee
-// that came after it (DESIGN.md §3): no closure acking it, and no closure
-// in its thread whose causal context covers its origin slot (or, for a
-// closure without context, whose hlc is later).
-//
-// It runs once per transaction over the events the transaction stored,
-// after their closures and idempotency keys are recorded: every closure
-// that would have deleted one of these rows is then present, so one
-// statement gives the rows that inserting each event and applying each
-// later closure one by one would leave, without a query and an insert per
-// event. The rows go in in the table's key order: a batch of a mesh's
-// events names its addressees in no order, and inserting each agent's
-// rows together keeps the b-tree cursor on pages it has just written.
-// Applying 100k events to 200 agents, that cut this statement's CPU by a
-// fifth to a third (BENCHMARKS.md, session 6).
-const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
-SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
-WHERE e.rowid > ?1 AND e.rowid <= ?2 AND e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent %s
+// owedCondition holds for an event e that its addressee owes: e is
+// addressed to another single agent, is not the losing duplicate of an
+// idempotency key (the %s: a condition left out when none of the events
+// considered carries a key, since only a keyed event can lose) and has no
+// terminal reply from its addressee that came after it (DESIGN.md §3): no
+// closure acking it, and no closure in its thread whose causal context
+// covers its origin slot (or, for a closure without context, whose hlc is
+// later). Every closure and idempotency key held is considered, so the
+// condition gives the rows that inserting each event and applying each
+// later closure one by one would leave.
+const owedCondition = `e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent %s
 AND NOT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.ack_of = e.id)
 AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.correlation_id = e.correlation_id AND
  CASE WHEN c.ctx_json IS NULL THEN c.hlc > e.hlc
-      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))
+      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))`
+
+// notLosingDuplicate is owedCondition's idempotency part.
+const notLosingDuplicate = `
+AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.kind = 'event' AND i.canonical != i.item_id)`
+
+// indexOwedSQL records as owed, by its addressee, every event with a
+// rowid in (?1, ?2] that meets owedCondition. It runs after the closures
+// and idempotency keys of those events are recorded, over every event
+// stored since the owed rows were last written (owedlag.go): one
+// statement, not a query and an insert per event. The rows go in in the
+// table's key order: a mesh's events name their addressees in no order,
+// and inserting each agent's rows together keeps the b-tree cursor on
+// pages it has just written. Applying 100k events to 200 agents, that cut
+// this statement's CPU by a fifth to a third (BENCHMARKS.md, session 6).
+const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
+SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
+WHERE e.rowid > ?1 AND e.rowid <= ?2 AND ` + owedCondition + `
 ORDER BY e.to_agent, e.hlc`
 
 var (
-	indexOwedKeyedSQL = fmt.Sprintf(indexOwedSQL, `
-AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.kind = 'event' AND i.canonical != i.item_id)`)
+	indexOwedKeyedSQL   = fmt.Sprintf(indexOwedSQL, notLosingDuplicate)
 	indexOwedUnkeyedSQL = fmt.Sprintf(indexOwedSQL, "")
+	// owedTailCondition is owedCondition for the events past the owed
+	// mark, which Owed reads: any of them may carry a key.
+	owedTailCondition = fmt.Sprintf(owedCondition, notLosingDuplicate)
 )
 
 // indexOwed derives the owed rows of the events with rowids in (after,
@@ -238,7 +246,8 @@ func threadContext(w *writeTx, corr string) (map[string]int64, error) {
 }
 
 // indexNewEvents indexes events and artifacts stored since the last
-// indexing, e.g. by a Python hub that wrote to this file. Indexing is
+// indexing, e.g. by a Python hub that wrote to this file, and writes the
+// owed rows of every event that lacks them. Indexing is
 // idempotent, so a crash between a commit and the watermark update only
 // costs a re-index.
 func indexNewEvents(ctx context.Context, tx querier) error {
@@ -255,10 +264,8 @@ func indexNewEvents(ctx context.Context, tx querier) error {
 			return err
 		}
 	}
-	if len(evs) > 0 {
-		if err := indexOwed(ctx, tx, from, evs[len(evs)-1].Seq, true); err != nil {
-			return err
-		}
+	if err := catchUpOwed(ctx, tx, from); err != nil {
+		return err
 	}
 	artFrom, err := watermark(ctx, tx, "indexed_artifact_rowid")
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -12,9 +13,11 @@ import (
 // first in HLC order (DESIGN.md §3). The answer depends only on the set of
 // ops held, so every converged replica gives the same one.
 //
-// The page's ids come from lsnode_owed alone; the events themselves, which
-// never change once stored, come from the read cache when it holds them
-// and are read by id otherwise.
+// The page's ids come from lsnode_owed and, for the events past the owed
+// mark whose rows are not written yet (owedlag.go), from the same
+// condition evaluated on the events themselves; one statement reads both,
+// in one snapshot. The events, which never change once stored, come from
+// the read cache when it holds them and are read by id otherwise.
 func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Event, error) {
 	return s.OwedIn(ctx, nil, agent, stream, limit)
 }
@@ -29,19 +32,18 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	query := `SELECT event_id FROM lsnode_owed WHERE agent = ?`
-	args := []any{a}
-	if st != "" {
-		query += ` AND stream = ?`
-		args = append(args, st)
+	written, wargs := owedArm(`SELECT event_id, hlc, origin_replica, origin_seq FROM lsnode_owed o WHERE o.agent = ?`,
+		"o.", "e.id = o.event_id", a, st, scope)
+	// lsnode_events_to_agent_idx holds (to_agent, rowid): the agent's
+	// events past the mark are one range of it.
+	pending, pargs := owedArm(`SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e INDEXED BY lsnode_events_to_agent_idx
+WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e.", "", a, st, scope)
+	query := written + ` UNION ALL ` + pending + ` ORDER BY 2, 3, 4 LIMIT ?`
+	rows, err := s.reads.pool().QueryContext(ctx, query, append(append(wargs, pargs...), clampLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("owed page: %w", err)
 	}
-	if scope != nil {
-		cond, cargs := scope.condition("e.")
-		query += ` AND EXISTS (SELECT 1 FROM events e WHERE e.id = lsnode_owed.event_id AND ` + cond + `)`
-		args = append(args, cargs...)
-	}
-	query += ` ORDER BY hlc, origin_replica, origin_seq LIMIT ?`
-	ids, err := queryStrings(ctx, s.reads.pool(), query, append(args, clampLimit(limit))...)
+	ids, err := scanOwedIDs(rows)
 	if err != nil {
 		return nil, fmt.Errorf("owed page: %w", err)
 	}
@@ -50,6 +52,42 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 		return nil, err
 	}
 	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
+}
+
+// owedArm adds Owed's stream and scope filters to one arm of its query.
+// The arm's columns carry prefix; join, when set, relates the arm's row
+// to an event e for the scope's condition.
+func owedArm(query, prefix, join, agent, stream string, scope *ReadScope) (string, []any) {
+	args := []any{agent}
+	if stream != "" {
+		query += ` AND ` + prefix + `stream = ?`
+		args = append(args, stream)
+	}
+	if scope != nil {
+		cond, cargs := scope.condition("e.")
+		if join != "" {
+			cond = `EXISTS (SELECT 1 FROM events e WHERE ` + join + ` AND ` + cond + `)`
+		}
+		query += ` AND ` + cond
+		args = append(args, cargs...)
+	}
+	return query, args
+}
+
+// scanOwedIDs reads the ids of an owed page (its first column) and closes
+// rows.
+func scanOwedIDs(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id, stamp, origin string
+		var seq int64
+		if err := rows.Scan(&id, &stamp, &origin, &seq); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // eventsByID returns the events with the given ids, in that order; each
@@ -90,21 +128,4 @@ func (s *Store) eventsByID(ctx context.Context, ids []string) ([]Event, error) {
 		s.byID.put(e)
 	}
 	return out, nil
-}
-
-func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }

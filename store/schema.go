@@ -182,7 +182,7 @@ func dropStaleDerived(ctx context.Context, tx *sql.Tx) (rebuildOwed bool, err er
 	}
 	if !has {
 		if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DROP TABLE IF EXISTS lsnode_closures; DROP TABLE IF EXISTS lsnode_idempotency;
-DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid');`); err != nil {
+DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid', '`+owedMarkKey+`');`); err != nil {
 			return false, fmt.Errorf("drop stale derived tables: %w", err)
 		}
 		return false, nil

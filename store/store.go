@@ -93,6 +93,9 @@ type Store struct {
 	// unindexed counts the items stored since the indexing watermarks were
 	// last saved; only the writer goroutine uses it.
 	unindexed int
+	// owed accounts for the events whose owed rows are not written yet;
+	// only the writer goroutine uses it.
+	owed owedLag
 
 	mu struct {
 		sync.Mutex
@@ -260,6 +263,11 @@ func (s *Store) load(ctx context.Context) error {
 	if ts, err := hlc.Parse(other.String); other.Valid && err == nil {
 		s.clock.Observe(ts)
 	}
+	mark, err := watermark(ctx, s.readDB, owedMarkKey)
+	if err != nil {
+		return err
+	}
+	s.owed = newOwedLag(mark)
 	writers, err := loadWritersSeen(ctx, s.readDB, s.wall.Now().Add(-sharedNameWindow).UnixMilli())
 	if err != nil {
 		return err

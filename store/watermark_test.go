@@ -71,6 +71,9 @@ func TestWatermarks_SavedLazilyAndReindexIdempotent(t *testing.T) {
 	if got := storedWatermark(t, s); got >= ask.Seq {
 		t.Fatalf("watermark %d saved by a small commit; want it left for later", got)
 	}
+	if err := s.writeOwedRows(ctx); err != nil {
+		t.Fatal(err)
+	}
 	want := derivedRows(t, s)
 	owedBefore := map[string][]string{}
 	for _, agent := range []string{"dev", "qa", "ops", "lead"} {
@@ -91,8 +94,10 @@ func TestWatermarks_SavedLazilyAndReindexIdempotent(t *testing.T) {
 	if saved != top {
 		t.Fatalf("watermark %d after Close, want the top rowid %d", saved, top)
 	}
-	// As if the process had died before any save.
-	if _, err := raw.Exec(`UPDATE lsnode_meta SET value = '0' WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid')`); err != nil {
+	// As if the process had died before any save, and before the owed
+	// rows were written.
+	if _, err := raw.Exec(`UPDATE lsnode_meta SET value = '0' WHERE key IN ('indexed_event_rowid', 'indexed_artifact_rowid', '` + owedMarkKey + `');
+DELETE FROM lsnode_owed`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()

@@ -9,8 +9,8 @@ import (
 )
 
 // The indexing watermarks in lsnode_meta name the newest event and
-// artifact rowids whose derived rows (closures, idempotency keys, owed
-// rows) are held; Open indexes whatever lies past them (indexNewEvents),
+// artifact rowids whose closures and idempotency keys are held (owed rows
+// have a mark of their own, owedlag.go); Open indexes whatever lies past them (indexNewEvents),
 // e.g. events a Python hub wrote to the file.
 
 // watermarkEvery is how many stored items may follow the saved indexing
@@ -43,19 +43,25 @@ func (s *Store) saveFinalWatermarks() {
 
 // watermark reads one saved watermark (0 when none is saved).
 func watermark(ctx context.Context, q querier, key string) (int64, error) {
+	n, _, err := savedWatermark(ctx, q, key)
+	return n, err
+}
+
+// savedWatermark reads one watermark and whether it is saved at all.
+func savedWatermark(ctx context.Context, q querier, key string) (n int64, saved bool, err error) {
 	var v string
-	err := q.QueryRowContext(ctx, `SELECT value FROM lsnode_meta WHERE key = ?`, key).Scan(&v)
+	err = q.QueryRowContext(ctx, `SELECT value FROM lsnode_meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+		return 0, false, fmt.Errorf("read %s: %w", key, err)
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	n, err = strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+		return 0, false, fmt.Errorf("read %s: %w", key, err)
 	}
-	return n, nil
+	return n, true, nil
 }
 
 // saveWatermarks records that everything stored so far is indexed.

@@ -21,17 +21,20 @@ type writeReq struct {
 // version vector as of the writes before it in the batch, and the ops it
 // commits (published to subscribers after the commit).
 type writeTx struct {
-	ctx     context.Context
-	tx      querier // the writer's connection, inside BEGIN IMMEDIATE
-	s       *Store
-	touched map[string]int64 // version vector entries changed in this batch
-	undo    map[string]int64 // previous values of entries changed by the current request (-1: absent)
-	ops     []Op
-	// Rowids of the events stored in this transaction, whose owed rows are
-	// derived set-wise before the commit (indexOwed); 0 when none.
-	firstRowid, lastRowid int64
-	keyed                 bool // an event stored carries an idempotency key
-	stored                int  // events and artifacts stored
+	ctx       context.Context
+	tx        querier // the writer's connection, inside BEGIN IMMEDIATE
+	s         *Store
+	touched   map[string]int64 // version vector entries changed in this batch
+	undo      map[string]int64 // previous values of entries changed by the current request (-1: absent)
+	ops       []Op
+	lastRowid int64 // the largest rowid of the events stored; 0 when none
+	keyed     bool  // an event stored carries an idempotency key
+	stored    int   // events and artifacts stored
+	// The events stored that may be owed, by addressee, and their number
+	// (owedlag.go).
+	addressed      map[string]int
+	addressedTotal int
+	writeOwed      bool // a request asked for the owed rows to be written
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -68,11 +71,15 @@ func (w *writeTx) storeRemoteEvent(e *Event, parts metaParts) (stored bool, err 
 
 func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 	w.stored++
-	if w.firstRowid == 0 || e.Seq < w.firstRowid {
-		w.firstRowid = e.Seq
-	}
 	w.lastRowid = max(w.lastRowid, e.Seq)
 	w.keyed = w.keyed || parts.ext.Idem != ""
+	if mayBeOwed(e) {
+		if w.addressed == nil {
+			w.addressed = map[string]int{}
+		}
+		w.addressed[e.ToAgent]++
+		w.addressedTotal++
+	}
 	return indexEvent(w.ctx, w.tx, *e, parts)
 }
 
@@ -257,8 +264,11 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 		lingered = true
 		batch = s.linger(batch)
 	}
-	if w.lastRowid > 0 {
-		if err := indexOwed(ctx, tx, w.firstRowid-1, w.lastRowid, w.keyed); err != nil {
+	owedDue := s.owed.due(w)
+	var owedMark int64
+	if owedDue {
+		var err error
+		if owedMark, err = s.owed.write(w); err != nil {
 			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
 		}
 	}
@@ -271,6 +281,7 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
 		return batch, errs, nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
 	}
+	s.owed.committed(w, owedDue, owedMark)
 	if saved {
 		s.unindexed = 0
 	} else {

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// setOwedLag sets the store's owed lag bounds, on the writer goroutine
+// that owns them.
+func setOwedLag(t testing.TB, s *Store, events, perAgent int) {
+	t.Helper()
+	if err := s.write(context.Background(), func(*writeTx) error {
+		s.owed.maxEvents, s.owed.maxPerAgent = events, perAgent
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func owedRowCount(t testing.TB, s *Store, agent string) int {
+	t.Helper()
+	var n int
+	if err := s.readDB.QueryRow(`SELECT count(*) FROM lsnode_owed WHERE agent = ?`, agent).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestOwedLag_Bounds: owed rows wait until owedLagPerAgent events are
+// addressed to one agent or owedLagEvents to any, and Owed answers the
+// same before and after they are written.
+func TestOwedLag_Bounds(t *testing.T) {
+	s, _ := openReplica(t, repA)
+	setOwedLag(t, s, 6, 3)
+	for i := range 2 {
+		mustAppend(t, s, note("lead", "dev"))
+		if got := owedRowCount(t, s, "dev"); got != 0 {
+			t.Fatalf("after %d events to dev: %d owed rows written, want 0", i+1, got)
+		}
+		if got := len(owedIDs(t, s, "dev")); got != i+1 {
+			t.Fatalf("after %d events to dev: owed %d, want %d", i+1, got, i+1)
+		}
+	}
+	mustAppend(t, s, note("lead", "dev")) // the third reaches the per-agent bound
+	if got := owedRowCount(t, s, "dev"); got != 3 {
+		t.Fatalf("per-agent bound reached: %d owed rows written, want 3", got)
+	}
+	// Events nobody owes (broadcasts, to oneself) do not count.
+	mustAppend(t, s, note("lead", "*"))
+	mustAppend(t, s, note("lead", "lead"))
+	for i, agent := range []string{"a1", "a2", "a3", "a4", "a5"} {
+		mustAppend(t, s, note("lead", agent))
+		if got := owedRowCount(t, s, agent); got != 0 {
+			t.Fatalf("after %d events past the mark: %s has a written owed row", i+1, agent)
+		}
+	}
+	mustAppend(t, s, note("lead", "a6")) // the sixth reaches the total bound
+	for _, agent := range []string{"a1", "a6"} {
+		if got := owedRowCount(t, s, agent); got != 1 {
+			t.Fatalf("total bound reached: %s has %d owed rows written, want 1", agent, got)
+		}
+	}
+	if got := owedRowCount(t, s, "lead"); got != 0 {
+		t.Fatalf("an event to its own writer is owed: %d rows", got)
+	}
+}
+
+// TestOwedLag_ClosuresOfPendingEvents: an ack or a thread's terminal reply
+// that arrives while the event's owed row is not written yet closes it
+// both in the answer and in the row written later; the losing duplicate
+// of an idempotency key is never owed.
+func TestOwedLag_ClosuresOfPendingEvents(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openReplica(t, repA)
+	setOwedLag(t, s, 1000, 1000)
+	acked := mustAppend(t, s, ask("lead", "dev", "t-1"))
+	inThread := mustAppend(t, s, ask("lead", "dev", "t-2"))
+	open := mustAppend(t, s, ask("lead", "dev", "t-3"))
+	keyed := ask("lead", "dev", "t-4")
+	keyed.IdempotencyKey = "k"
+	first := mustAppend(t, s, keyed)
+	if res, err := s.Append(ctx, keyed); err != nil || !res.Duplicate {
+		t.Fatalf("retry: %+v, %v", res, err)
+	}
+	if _, err := s.Ack(ctx, AckInput{EventID: acked.ID, FromAgent: "dev", Status: "applied"}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, reply("dev", "lead", "t-2", "applied"))
+	want := []string{open.ID, first.ID}
+	if got := owedIDs(t, s, "dev"); !slices.Equal(got, want) {
+		t.Fatalf("owed by dev before the rows are written: %v, want %v (acked %s, closed thread %s)", got, want, acked.ID, inThread.ID)
+	}
+	if got := owedRowCount(t, s, "dev"); got != 0 {
+		t.Fatalf("%d owed rows written under the bounds", got)
+	}
+	if err := s.writeOwedRows(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := owedRowCount(t, s, "dev"); got != len(want) {
+		t.Fatalf("%d owed rows written, want %d", got, len(want))
+	}
+	if got := owedIDs(t, s, "dev"); !slices.Equal(got, want) {
+		t.Fatalf("owed by dev after the rows are written: %v, want %v", got, want)
+	}
+}
+
+// TestOwedLag_PageMergesWrittenAndPending: one page holds written and
+// pending rows in HLC order, and the limit and stream filter apply to
+// both.
+func TestOwedLag_PageMergesWrittenAndPending(t *testing.T) {
+	ctx := context.Background()
+	s, wall := openReplica(t, repA)
+	setOwedLag(t, s, 1000, 1000)
+	var all []string
+	for i := range 6 {
+		in := note("lead", "dev")
+		in.Stream = fmt.Sprintf("s%d", i%2)
+		all = append(all, mustAppend(t, s, in).ID)
+		wall.Advance(time.Millisecond)
+		if i == 2 {
+			if err := s.writeOwedRows(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := owedRowCount(t, s, "dev"); got != 3 {
+		t.Fatalf("%d owed rows written, want 3", got)
+	}
+	if got := owedIDs(t, s, "dev"); !slices.Equal(got, all) {
+		t.Fatalf("owed = %v, want %v", got, all)
+	}
+	page, err := s.Owed(ctx, "dev", "", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(page); !slices.Equal(got, all[:4]) {
+		t.Fatalf("owed limit 4 = %v, want %v", got, all[:4])
+	}
+	page, err = s.Owed(ctx, "dev", "s1", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(page); !slices.Equal(got, []string{all[1], all[3], all[5]}) {
+		t.Fatalf("owed in s1 = %v, want %v", got, []string{all[1], all[3], all[5]})
+	}
+	scoped, err := s.OwedIn(ctx, &ReadScope{Streams: []string{"s0"}}, "dev", "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(scoped); !slices.Equal(got, []string{all[0], all[2], all[4]}) {
+		t.Fatalf("owed in scope s0 = %v, want %v", got, []string{all[0], all[2], all[4]})
+	}
+}
