@@ -246,8 +246,8 @@ func threadContext(w *writeTx, corr string) (map[string]int64, error) {
 }
 
 // indexNewEvents indexes events and artifacts stored since the last
-// indexing, e.g. by a Python hub that wrote to this file, and writes the
-// owed rows of every event that lacks them. Indexing is
+// indexing, e.g. by a Python hub that wrote to this file, and gives a file
+// of an earlier version an owed mark. Indexing is
 // idempotent, so a crash between a commit and the watermark update only
 // costs a re-index.
 func indexNewEvents(ctx context.Context, tx querier) error {
@@ -264,7 +264,7 @@ func indexNewEvents(ctx context.Context, tx querier) error {
 			return err
 		}
 	}
-	if err := catchUpOwed(ctx, tx, from); err != nil {
+	if err := adoptOwedMark(ctx, tx, from); err != nil {
 		return err
 	}
 	artFrom, err := watermark(ctx, tx, "indexed_artifact_rowid")

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -105,27 +106,95 @@ func (l *owedLag) committed(w *writeTx, written bool, mark int64) {
 	}
 }
 
-// catchUpOwed writes, at Open, the owed rows of the events past the saved
-// owed mark, or past indexed (the closures' watermark) when no mark is
-// saved: a file of a version that wrote owed rows with their events, or of
-// the Python hub, holds them up to there. Writing a row twice changes
-// nothing.
-func catchUpOwed(ctx context.Context, tx querier, indexed int64) error {
-	mark, saved, err := savedWatermark(ctx, tx, owedMarkKey)
-	if err != nil {
+// adoptOwedMark gives a file without an owed mark one, at Open. A file of
+// a version that wrote owed rows with their events, or of the Python hub,
+// holds them up to indexed (the closures' watermark): the rows of the
+// events past it are written now. Writing a row twice changes nothing.
+func adoptOwedMark(ctx context.Context, tx querier, indexed int64) error {
+	if _, saved, err := savedWatermark(ctx, tx, owedMarkKey); err != nil || saved {
 		return err
-	}
-	if !saved {
-		mark = indexed
 	}
 	var top int64
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM events`).Scan(&top); err != nil {
 		return fmt.Errorf("read newest rowid: %w", err)
 	}
-	if err := indexOwed(ctx, tx, mark, top, true); err != nil {
+	if err := indexOwed(ctx, tx, indexed, top, true); err != nil {
 		return err
 	}
 	return saveOwedMark(ctx, tx, top)
+}
+
+// loadOwedLag rebuilds, at Open and before the writer goroutine starts,
+// the account of the events past the saved owed mark, so the lag and its
+// bounds carry over a restart. When those events already reach a bound
+// (a Python hub wrote to the file meanwhile), their rows are written now.
+func (s *Store) loadOwedLag(ctx context.Context) error {
+	mark, err := watermark(ctx, s.writer, owedMarkKey)
+	if err != nil {
+		return err
+	}
+	lag := newOwedLag(mark)
+	rows, err := s.writer.QueryContext(ctx, `SELECT rowid, coalesce(to_agent, ''), from_agent FROM events WHERE rowid > ?`, mark)
+	if err != nil {
+		return fmt.Errorf("read events past the owed mark: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e Event
+		if err := rows.Scan(&e.Seq, &e.ToAgent, &e.FromAgent); err != nil {
+			return fmt.Errorf("read events past the owed mark: %w", err)
+		}
+		lag.top = max(lag.top, e.Seq)
+		if mayBeOwed(&e) {
+			lag.total++
+			lag.perAgent[e.ToAgent]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read events past the owed mark: %w", err)
+	}
+	rows.Close()
+	lag.keyed = lag.top > 0 // whether one carries a key is not read: assume so
+	if lag.full() {
+		if err := s.writeLaggingOwedRows(ctx, lag); err != nil {
+			return err
+		}
+		lag = newOwedLag(lag.top)
+	}
+	s.owed = lag
+	return nil
+}
+
+// full reports whether the events past the mark reach a bound.
+func (l *owedLag) full() bool {
+	if l.total >= l.maxEvents {
+		return true
+	}
+	for _, n := range l.perAgent {
+		if n >= l.maxPerAgent {
+			return true
+		}
+	}
+	return false
+}
+
+// writeLaggingOwedRows writes the owed rows of the events lag accounts for
+// in a transaction of its own on the writer connection, which must be idle.
+func (s *Store) writeLaggingOwedRows(ctx context.Context, lag owedLag) error {
+	if _, err := s.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("begin owed rows: %w", err)
+	}
+	err := indexOwed(ctx, s.writer, lag.mark, lag.top, lag.keyed)
+	if err == nil {
+		err = saveOwedMark(ctx, s.writer, lag.top)
+	}
+	if err == nil {
+		_, err = s.writer.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("write owed rows: %w", err), rollback(ctx, s.writer))
+	}
+	return nil
 }
 
 // newOwedLag is the account of a store whose owed rows are written up to

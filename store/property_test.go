@@ -48,8 +48,12 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var writers []*propWriter
-	for _, id := range []string{repA, repB, repC} {
+	// Each store writes its owed rows at its own pace (owedlag.go): with
+	// every commit, every few events, or at the default bounds.
+	lags := [][2]int{{1, 1}, {5, 2}, {owedLagEvents, owedLagPerAgent}}
+	for i, id := range []string{repA, repB, repC} {
 		s, wall := openReplica(t, id)
+		setOwedLag(t, s, lags[i][0], lags[i][1])
 		writers = append(writers, &propWriter{s: s, wall: wall, offset: time.Duration(rng.IntN(400)-200) * time.Millisecond})
 	}
 	py := &pyOrigin{replica: "rep_0123456789ab"}
@@ -151,6 +155,13 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 	for _, w := range writers[1:] {
 		checkSame(t, w.s, want, wantOwed)
 	}
+	wantDerived := writtenDerivedRows(t, writers[0].s)
+	for _, w := range writers[1:] {
+		if got := writtenDerivedRows(t, w.s); got != wantDerived {
+			t.Fatalf("%s: derived rows differ:\n%s", w.s.ReplicaID(), firstDiff(got, wantDerived))
+		}
+		checkSame(t, w.s, want, wantOwed)
+	}
 	for i, w := range writers {
 		ops := allOps(t, w.s)[w.s.ReplicaID()]
 		for j, op := range ops {
@@ -163,8 +174,9 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 	// Receivers: everything, in any order, split, merged and repeated.
 	full := writers[0].s.VersionVector()
 	batches := shuffledDelivery(t, writers[0].s, rng)
-	for _, id := range []string{repD, "rep_eeeeeeeeeeee", "rep_ffffffffffffffffffffffffffffffff"} {
+	for i, id := range []string{repD, "rep_eeeeeeeeeeee", "rep_ffffffffffffffffffffffffffffffff"} {
 		recv, _ := openReplica(t, id)
+		setOwedLag(t, recv, lags[i][0], lags[i][1])
 		pending := slices.Clone(batches)
 		rng.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
 		for pass := 0; len(pending) > 0; pass++ {
@@ -188,6 +200,9 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("receiver vv %v; want %v", recv.VersionVector(), full)
 		}
 		checkSame(t, recv, want, wantOwed)
+		if got := writtenDerivedRows(t, recv); got != wantDerived {
+			t.Fatalf("%s: derived rows differ:\n%s", id, firstDiff(got, wantDerived))
+		}
 		// And a replay of everything changes nothing.
 		before := tableCounts(t, recv)
 		for _, b := range batches {
@@ -199,6 +214,16 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 			t.Fatal("replay changed the store")
 		}
 	}
+}
+
+// writtenDerivedRows writes the store's pending owed rows and returns
+// every derived row.
+func writtenDerivedRows(t *testing.T, s *Store) string {
+	t.Helper()
+	if err := s.writeOwedRows(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return derivedRows(t, s)
 }
 
 func checkSame(t *testing.T, s *Store, want string, wantOwed map[string][]string) {

@@ -166,7 +166,7 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 // functions of the events. An lsnode_owed without correlation_id goes with
 // its companions and their watermarks, all rebuilt by indexNewEvents in
 // the same migration. An lsnode_owed with a rowid (and its page index)
-// goes alone: rebuildOwed then re-derives its rows from the closures and
+// goes with its owed mark: rebuildOwed then re-derives its rows from the closures and
 // idempotency keys already held.
 func dropStaleDerived(ctx context.Context, tx *sql.Tx) (rebuildOwed bool, err error) {
 	var tables int
@@ -194,14 +194,15 @@ DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_r
 	if rowidLayout == 0 {
 		return false, nil
 	}
-	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed`); err != nil {
+	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DELETE FROM lsnode_meta WHERE key = '`+owedMarkKey+`'`); err != nil {
 		return false, fmt.Errorf("drop lsnode_owed of the rowid layout: %w", err)
 	}
 	return true, nil
 }
 
 // rebuildOwed derives the owed rows of every event indexed before (those
-// after the watermark are indexNewEvents' work).
+// after the watermark are indexNewEvents' work, since the owed mark goes
+// with the table).
 func rebuildOwed(ctx context.Context, tx querier) error {
 	upTo, err := watermark(ctx, tx, "indexed_event_rowid")
 	if err != nil {

@@ -263,11 +263,9 @@ func (s *Store) load(ctx context.Context) error {
 	if ts, err := hlc.Parse(other.String); other.Valid && err == nil {
 		s.clock.Observe(ts)
 	}
-	mark, err := watermark(ctx, s.readDB, owedMarkKey)
-	if err != nil {
+	if err := s.loadOwedLag(ctx); err != nil {
 		return err
 	}
-	s.owed = newOwedLag(mark)
 	writers, err := loadWritersSeen(ctx, s.readDB, s.wall.Now().Add(-sharedNameWindow).UnixMilli())
 	if err != nil {
 		return err

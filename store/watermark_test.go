@@ -103,7 +103,12 @@ DELETE FROM lsnode_owed`); err != nil {
 	raw.Close()
 
 	s2 := openReplicaAt(t, dir, repA, wall)
-	if got := derivedRows(t, s2); got != want {
+	for agent, ids := range owedBefore {
+		if got := owedIDs(t, s2, agent); strings.Join(got, ",") != strings.Join(ids, ",") {
+			t.Errorf("owed(%s) = %v after re-indexing, before the owed rows are written, want %v", agent, got, ids)
+		}
+	}
+	if got := writtenDerivedRows(t, s2); got != want {
 		t.Fatalf("derived rows after re-indexing differ:\n%s", firstDiff(want, got))
 	}
 	for agent, ids := range owedBefore {
