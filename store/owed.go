@@ -16,7 +16,7 @@ import (
 // The page's ids come from lsnode_owed and, for the events past the owed
 // mark whose rows are not written yet (owedlag.go), from the same
 // condition evaluated on the events themselves; one statement reads both,
-// in one snapshot. The events, which never change once stored, come from
+// in one snapshot, and folds an event found by both (writeOwed). The events, which never change once stored, come from
 // the read cache when it holds them and are read by id otherwise.
 func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Event, error) {
 	return s.OwedIn(ctx, nil, agent, stream, limit)
@@ -38,7 +38,7 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 	// events past the mark are one range of it.
 	pending, pargs := owedArm(`SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e INDEXED BY lsnode_events_to_agent_idx
 WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e.", "", a, st, scope)
-	query := written + ` UNION ALL ` + pending + ` ORDER BY 2, 3, 4 LIMIT ?`
+	query := written + ` UNION ` + pending + ` ORDER BY 2, 3, 4 LIMIT ?`
 	rows, err := s.reads.pool().QueryContext(ctx, query, append(append(wargs, pargs...), clampLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("owed page: %w", err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 )
@@ -43,7 +42,7 @@ const owedMarkSQL = `coalesce((SELECT CAST(value AS INTEGER) FROM lsnode_meta WH
 type owedLag struct {
 	maxEvents, maxPerAgent int // the bounds: owedLagEvents, owedLagPerAgent
 
-	mark     int64          // every event with rowid <= mark has its owed row
+	mark     int64          // every event with rowid <= mark has its owed row (writeOwed)
 	top      int64          // the largest rowid stored past mark; 0 when none
 	keyed    bool           // an event past mark carries an idempotency key
 	total    int            // events past mark that may be owed
@@ -56,45 +55,8 @@ func mayBeOwed(e *Event) bool {
 	return e.ToAgent != "" && e.ToAgent != "*" && e.ToAgent != e.FromAgent
 }
 
-// due reports whether the transaction w is about to commit must write the
-// owed rows: it asked to, or with its events the lag would reach a bound.
-func (l *owedLag) due(w *writeTx) bool {
-	if w.writeOwed {
-		return l.top > 0 || w.lastRowid > 0
-	}
-	if l.total+w.addressedTotal >= l.maxEvents {
-		return true
-	}
-	for agent, n := range w.addressed {
-		if l.perAgent[agent]+n >= l.maxPerAgent {
-			return true
-		}
-	}
-	return false
-}
-
-// write derives the owed rows of every event past the mark, w's included,
-// and moves the mark past them, inside w's transaction. It returns the new
-// mark, which the lag takes once the transaction commits (committed).
-func (l *owedLag) write(w *writeTx) (int64, error) {
-	upTo := max(l.top, w.lastRowid)
-	if err := indexOwed(w.ctx, w.tx, l.mark, upTo, l.keyed || w.keyed); err != nil {
-		return 0, err
-	}
-	if err := saveOwedMark(w.ctx, w.tx, upTo); err != nil {
-		return 0, err
-	}
-	return upTo, nil
-}
-
-// committed accounts for w's commit: with written set, the owed rows up to
-// mark were written by it; otherwise w's events join the lag.
-func (l *owedLag) committed(w *writeTx, written bool, mark int64) {
-	if written {
-		l.mark, l.top, l.keyed, l.total = mark, 0, false, 0
-		clear(l.perAgent)
-		return
-	}
+// add accounts for the events of a committed transaction.
+func (l *owedLag) add(w *writeTx) {
 	if w.lastRowid == 0 {
 		return
 	}
@@ -104,6 +66,44 @@ func (l *owedLag) committed(w *writeTx, written bool, mark int64) {
 	for agent, n := range w.addressed {
 		l.perAgent[agent] += n
 	}
+}
+
+// full reports whether the events past the mark reach a bound.
+func (l *owedLag) full() bool {
+	if l.total >= l.maxEvents {
+		return true
+	}
+	for _, n := range l.perAgent {
+		if n >= l.maxPerAgent {
+			return true
+		}
+	}
+	return false
+}
+
+// writeOwed writes the owed rows of every event past the mark and moves
+// the mark past them, on the writer connection between two batches. Each
+// of its two statements is a transaction of its own: SQLite keeps a
+// statement journal (a copy of every page a statement changes, so that
+// the statement alone can be undone) for a statement inside a larger
+// transaction, and for thousands of rows that journal was a quarter of the
+// statement's cost. A crash between the two leaves rows past the mark,
+// which Owed folds with the same rows it derives (UNION) and the next
+// write writes again without effect.
+func (s *Store) writeOwed(ctx context.Context) error {
+	l := &s.owed
+	if l.top == 0 {
+		return nil
+	}
+	if err := indexOwed(ctx, s.writer, l.mark, l.top, l.keyed); err != nil {
+		return err
+	}
+	if err := saveOwedMark(ctx, s.writer, l.top); err != nil {
+		return err
+	}
+	l.mark, l.top, l.keyed, l.total = l.top, 0, false, 0
+	clear(l.perAgent)
+	return nil
 }
 
 // adoptOwedMark gives a file without an owed mark one, at Open. A file of
@@ -155,44 +155,9 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 	}
 	rows.Close()
 	lag.keyed = lag.top > 0 // whether one carries a key is not read: assume so
-	if lag.full() {
-		if err := s.writeLaggingOwedRows(ctx, lag); err != nil {
-			return err
-		}
-		lag = newOwedLag(lag.top)
-	}
 	s.owed = lag
-	return nil
-}
-
-// full reports whether the events past the mark reach a bound.
-func (l *owedLag) full() bool {
-	if l.total >= l.maxEvents {
-		return true
-	}
-	for _, n := range l.perAgent {
-		if n >= l.maxPerAgent {
-			return true
-		}
-	}
-	return false
-}
-
-// writeLaggingOwedRows writes the owed rows of the events lag accounts for
-// in a transaction of its own on the writer connection, which must be idle.
-func (s *Store) writeLaggingOwedRows(ctx context.Context, lag owedLag) error {
-	if _, err := s.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("begin owed rows: %w", err)
-	}
-	err := indexOwed(ctx, s.writer, lag.mark, lag.top, lag.keyed)
-	if err == nil {
-		err = saveOwedMark(ctx, s.writer, lag.top)
-	}
-	if err == nil {
-		_, err = s.writer.ExecContext(ctx, "COMMIT")
-	}
-	if err != nil {
-		return errors.Join(fmt.Errorf("write owed rows: %w", err), rollback(ctx, s.writer))
+	if lag.full() {
+		return s.writeOwed(ctx)
 	}
 	return nil
 }
@@ -212,12 +177,9 @@ func saveOwedMark(ctx context.Context, q querier, rowid int64) error {
 	return nil
 }
 
-// writeOwedRows writes the owed rows of every event stored so far: tests
-// and benchmarks use it to compare the table itself, or to charge the
-// work a steady load would do in time.
+// writeOwedRows writes the owed rows of every event stored so far and
+// returns when they are: tests and benchmarks use it to compare the table
+// itself, or to charge the work a steady load would do in time.
 func (s *Store) writeOwedRows(ctx context.Context) error {
-	return s.write(ctx, func(w *writeTx) error {
-		w.writeOwed = true
-		return nil
-	})
+	return s.submit(ctx, &writeReq{ctx: ctx, fn: func(*writeTx) error { return nil }, writeOwed: true, done: make(chan error, 1)})
 }

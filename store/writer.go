@@ -15,6 +15,9 @@ type writeReq struct {
 	ctx  context.Context
 	fn   func(w *writeTx) error
 	done chan error
+	// writeOwed asks for the lagging owed rows to be written before the
+	// request is answered (owedlag.go).
+	writeOwed bool
 }
 
 // writeTx is what a write function sees: the batch transaction, the
@@ -34,7 +37,6 @@ type writeTx struct {
 	// (owedlag.go).
 	addressed      map[string]int
 	addressedTotal int
-	writeOwed      bool // a request asked for the owed rows to be written
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -128,7 +130,11 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	if s.cfg.ReadOnly {
 		return ErrReadOnly
 	}
-	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	return s.submit(ctx, &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+// submit queues req for the writer goroutine and waits for its outcome.
+func (s *Store) submit(ctx context.Context, req *writeReq) error {
 	s.mu.Lock()
 	closed := s.mu.closed
 	s.mu.Unlock()
@@ -206,11 +212,37 @@ func (s *Store) runBatch(first *writeReq) {
 	} else {
 		s.publish(w)
 		s.ckpt.committed()
+		s.owed.add(w)
+		s.writeAskedOwed(batch, errs)
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
 	s.metrics.commitSeconds.Observe(s.wall.Now().Sub(start).Seconds())
 	for i, req := range batch {
 		req.done <- errs[i]
+	}
+	if err == nil && s.owed.full() {
+		// After the answers: no caller waits for these rows.
+		if err := s.writeOwed(context.Background()); err != nil {
+			s.log.Warn("write owed rows; the next commit tries again", "err", err)
+		}
+	}
+}
+
+// writeAskedOwed writes the lagging owed rows when a request of batch
+// asked for them; those requests get the outcome.
+func (s *Store) writeAskedOwed(batch []*writeReq, errs []error) {
+	asked := false
+	for _, req := range batch {
+		asked = asked || req.writeOwed
+	}
+	if !asked {
+		return
+	}
+	err := s.writeOwed(context.Background())
+	for i, req := range batch {
+		if req.writeOwed && errs[i] == nil {
+			errs[i] = err
+		}
 	}
 }
 
@@ -264,14 +296,6 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 		lingered = true
 		batch = s.linger(batch)
 	}
-	owedDue := s.owed.due(w)
-	var owedMark int64
-	if owedDue {
-		var err error
-		if owedMark, err = s.owed.write(w); err != nil {
-			return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
-		}
-	}
 	saved := s.unindexed+w.stored >= watermarkEvery
 	if saved {
 		if err := saveWatermarks(ctx, tx); err != nil {
@@ -281,7 +305,6 @@ func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []err
 	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
 		return batch, errs, nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
 	}
-	s.owed.committed(w, owedDue, owedMark)
 	if saved {
 		s.unindexed = 0
 	} else {
