@@ -19,10 +19,11 @@
 //     that fails after writing rolls the batch back and the batch runs again
 //     with a savepoint per request, so one caller's failure never fails
 //     another (writer.go).
-//     Requests queued while a batch runs join it before its commit. The
-//     owed rows of the batch's events are derived in one statement just
-//     before the commit (derived.go, indexOwed); a storage failure there
-//     fails the whole batch, as a failed commit does.
+//     Requests queued while a batch runs join it before its commit.
+//   - Owed rows lag the log (owedlag.go): the writer writes those of
+//     thousands of events at once, after a commit whose callers it has
+//     answered, and Owed derives the rows not written yet from the events
+//     themselves, so its answer never depends on the lag.
 //   - HLC stamps are issued inside the writer, so hlc order and local
 //     origin_seq order agree.
 //

@@ -11,7 +11,7 @@ import (
 // with the rows of every event stored since the last such write, once
 // owedLagEvents events have gathered or owedLagPerAgent of them are
 // addressed to one agent. Until then Owed derives the rows of the events
-// past the owed mark at read time, with the same condition (owedTailSQL),
+// past the owed mark at read time, with the same condition (owedCondition),
 // so the answer does not depend on whether the rows are written yet.
 //
 // Why: a commit pays for every b-tree page it dirties. The owed rows of a
@@ -47,6 +47,7 @@ type owedLag struct {
 	keyed    bool           // an event past mark carries an idempotency key
 	total    int            // events past mark that may be owed
 	perAgent map[string]int // the same, by addressee
+	most     int            // the largest count in perAgent
 }
 
 // mayBeOwed reports whether e is addressed to one other agent: the events
@@ -65,20 +66,13 @@ func (l *owedLag) add(w *writeTx) {
 	l.total += w.addressedTotal
 	for agent, n := range w.addressed {
 		l.perAgent[agent] += n
+		l.most = max(l.most, l.perAgent[agent])
 	}
 }
 
 // full reports whether the events past the mark reach a bound.
 func (l *owedLag) full() bool {
-	if l.total >= l.maxEvents {
-		return true
-	}
-	for _, n := range l.perAgent {
-		if n >= l.maxPerAgent {
-			return true
-		}
-	}
-	return false
+	return l.total >= l.maxEvents || l.most >= l.maxPerAgent
 }
 
 // writeOwed writes the owed rows of every event past the mark and moves
@@ -101,7 +95,7 @@ func (s *Store) writeOwed(ctx context.Context) error {
 	if err := saveOwedMark(ctx, s.writer, l.top); err != nil {
 		return err
 	}
-	l.mark, l.top, l.keyed, l.total = l.top, 0, false, 0
+	l.mark, l.top, l.keyed, l.total, l.most = l.top, 0, false, 0, 0
 	clear(l.perAgent)
 	return nil
 }
@@ -148,6 +142,7 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 		if mayBeOwed(&e) {
 			lag.total++
 			lag.perAgent[e.ToAgent]++
+			lag.most = max(lag.most, lag.perAgent[e.ToAgent])
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -175,11 +170,4 @@ func saveOwedMark(ctx context.Context, q querier, rowid int64) error {
 		return fmt.Errorf("save owed mark: %w", err)
 	}
 	return nil
-}
-
-// writeOwedRows writes the owed rows of every event stored so far and
-// returns when they are: tests and benchmarks use it to compare the table
-// itself, or to charge the work a steady load would do in time.
-func (s *Store) writeOwedRows(ctx context.Context) error {
-	return s.submit(ctx, &writeReq{ctx: ctx, fn: func(*writeTx) error { return nil }, writeOwed: true, done: make(chan error, 1)})
 }

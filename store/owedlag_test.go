@@ -22,6 +22,27 @@ func setOwedLag(t testing.TB, s *Store, events, perAgent int) {
 	}
 }
 
+// writeOwedRows has the writer write every lagging owed row and returns
+// once it has: with bounds of one event the commit of the request that
+// sets them leaves the lag full, and the next request runs after the
+// write.
+func writeOwedRows(t testing.TB, s *Store) {
+	t.Helper()
+	bounds := make(chan [2]int, 1)
+	if err := s.write(context.Background(), func(*writeTx) error {
+		bounds <- [2]int{s.owed.maxEvents, s.owed.maxPerAgent}
+		s.owed.maxEvents, s.owed.maxPerAgent = 1, 1
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := <-bounds
+	setOwedLag(t, s, b[0], b[1])
+	if s.owed.total != 0 {
+		t.Fatalf("the owed rows of %d events still lag", s.owed.total)
+	}
+}
+
 // owedRowCount counts agent's written owed rows once the writer has done
 // what the last commit left it to do (rows due are written after the
 // commit's callers are answered).
@@ -104,9 +125,7 @@ func TestOwedLag_ClosuresOfPendingEvents(t *testing.T) {
 	if got := owedRowCount(t, s, "dev"); got != 0 {
 		t.Fatalf("%d owed rows written under the bounds", got)
 	}
-	if err := s.writeOwedRows(ctx); err != nil {
-		t.Fatal(err)
-	}
+	writeOwedRows(t, s)
 	if got := owedRowCount(t, s, "dev"); got != len(want) {
 		t.Fatalf("%d owed rows written, want %d", got, len(want))
 	}
@@ -129,9 +148,7 @@ func TestOwedLag_PageMergesWrittenAndPending(t *testing.T) {
 		all = append(all, mustAppend(t, s, in).ID)
 		wall.Advance(time.Millisecond)
 		if i == 2 {
-			if err := s.writeOwedRows(ctx); err != nil {
-				t.Fatal(err)
-			}
+			writeOwedRows(t, s)
 		}
 	}
 	if got := owedRowCount(t, s, "dev"); got != 3 {
@@ -167,7 +184,6 @@ func TestOwedLag_PageMergesWrittenAndPending(t *testing.T) {
 // saving the mark leaves rows for events past the mark; Owed still names
 // each event once, before and after the rows are written again.
 func TestOwedLag_RowsPastTheMark(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	wall := hlc.NewManualClock(testClockStart)
 	s := openReplicaAt(t, dir, repA, wall)
@@ -176,9 +192,7 @@ func TestOwedLag_RowsPastTheMark(t *testing.T) {
 		want = append(want, mustAppend(t, s, ask("lead", "dev", "")).ID)
 		wall.Advance(time.Millisecond)
 	}
-	if err := s.writeOwedRows(ctx); err != nil {
-		t.Fatal(err)
-	}
+	writeOwedRows(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +208,7 @@ func TestOwedLag_RowsPastTheMark(t *testing.T) {
 	if got := owedIDs(t, s2, "dev"); !slices.Equal(got, want) {
 		t.Fatalf("owed with rows past the mark = %v, want %v", got, want)
 	}
-	if err := s2.writeOwedRows(ctx); err != nil {
-		t.Fatal(err)
-	}
+	writeOwedRows(t, s2)
 	if got := owedIDs(t, s2, "dev"); !slices.Equal(got, want) {
 		t.Fatalf("owed after the rows are written again = %v, want %v", got, want)
 	}

@@ -15,9 +15,6 @@ type writeReq struct {
 	ctx  context.Context
 	fn   func(w *writeTx) error
 	done chan error
-	// writeOwed asks for the lagging owed rows to be written before the
-	// request is answered (owedlag.go).
-	writeOwed bool
 }
 
 // writeTx is what a write function sees: the batch transaction, the
@@ -130,11 +127,7 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	if s.cfg.ReadOnly {
 		return ErrReadOnly
 	}
-	return s.submit(ctx, &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
-}
-
-// submit queues req for the writer goroutine and waits for its outcome.
-func (s *Store) submit(ctx context.Context, req *writeReq) error {
+	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.mu.Lock()
 	closed := s.mu.closed
 	s.mu.Unlock()
@@ -213,7 +206,6 @@ func (s *Store) runBatch(first *writeReq) {
 		s.publish(w)
 		s.ckpt.committed()
 		s.owed.add(w)
-		s.writeAskedOwed(batch, errs)
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
 	s.metrics.commitSeconds.Observe(s.wall.Now().Sub(start).Seconds())
@@ -224,24 +216,6 @@ func (s *Store) runBatch(first *writeReq) {
 		// After the answers: no caller waits for these rows.
 		if err := s.writeOwed(context.Background()); err != nil {
 			s.log.Warn("write owed rows; the next commit tries again", "err", err)
-		}
-	}
-}
-
-// writeAskedOwed writes the lagging owed rows when a request of batch
-// asked for them; those requests get the outcome.
-func (s *Store) writeAskedOwed(batch []*writeReq, errs []error) {
-	asked := false
-	for _, req := range batch {
-		asked = asked || req.writeOwed
-	}
-	if !asked {
-		return
-	}
-	err := s.writeOwed(context.Background())
-	for i, req := range batch {
-		if req.writeOwed && errs[i] == nil {
-			errs[i] = err
 		}
 	}
 }
