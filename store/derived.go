@@ -247,9 +247,8 @@ func threadContext(w *writeTx, corr string) (map[string]int64, error) {
 
 // indexNewEvents indexes events and artifacts stored since the last
 // indexing, e.g. by a Python hub that wrote to this file, and gives a file
-// of an earlier version an owed mark. Indexing is
-// idempotent, so a crash between a commit and the watermark update only
-// costs a re-index.
+// of an earlier version an owed mark. Indexing is idempotent, so a crash
+// between a commit and the watermark update only costs a re-index.
 func indexNewEvents(ctx context.Context, tx querier) error {
 	from, err := watermark(ctx, tx, "indexed_event_rowid")
 	if err != nil {

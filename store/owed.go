@@ -16,8 +16,9 @@ import (
 // The page's ids come from lsnode_owed and, for the events past the owed
 // mark whose rows are not written yet (owedlag.go), from the same
 // condition evaluated on the events themselves; one statement reads both,
-// in one snapshot, and folds an event found by both (writeOwed). The events, which never change once stored, come from
-// the read cache when it holds them and are read by id otherwise.
+// in one snapshot, and folds an event found by both (writeOwed). The
+// events, which never change once stored, come from the read cache when
+// it holds them and are read by id otherwise.
 func (s *Store) Owed(ctx context.Context, agent, stream string, limit int) ([]Event, error) {
 	return s.OwedIn(ctx, nil, agent, stream, limit)
 }

@@ -166,8 +166,8 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 // functions of the events. An lsnode_owed without correlation_id goes with
 // its companions and their watermarks, all rebuilt by indexNewEvents in
 // the same migration. An lsnode_owed with a rowid (and its page index)
-// goes with its owed mark: rebuildOwed then re-derives its rows from the closures and
-// idempotency keys already held.
+// goes with its owed mark: rebuildOwed then re-derives its rows from the
+// closures and idempotency keys already held.
 func dropStaleDerived(ctx context.Context, tx *sql.Tx) (rebuildOwed bool, err error) {
 	var tables int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lsnode_owed'`).Scan(&tables); err != nil {

@@ -10,8 +10,8 @@ import (
 
 // The indexing watermarks in lsnode_meta name the newest event and
 // artifact rowids whose closures and idempotency keys are held (owed rows
-// have a mark of their own, owedlag.go); Open indexes whatever lies past them (indexNewEvents),
-// e.g. events a Python hub wrote to the file.
+// have a mark of their own, owedlag.go); Open indexes whatever lies past
+// them (indexNewEvents), e.g. events a Python hub wrote to the file.
 
 // watermarkEvery is how many stored items may follow the saved indexing
 // watermarks before a batch saves them again. Saving costs two
