@@ -20,6 +20,7 @@ type metrics struct {
 	quarantined         *prometheus.CounterVec
 	applyDelay          prometheus.Histogram
 	origins             prometheus.Gauge
+	owedLagging         prometheus.Gauge
 	subscriptionsLagged prometheus.Counter
 	sharedNames         prometheus.Counter
 	lingers             *prometheus.CounterVec
@@ -57,6 +58,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		origins: f.NewGauge(prometheus.GaugeOpts{
 			Name: "lsnode_store_origins", Help: "Origins in the version vector.",
+		}),
+		owedLagging: f.NewGauge(prometheus.GaugeOpts{
+			Name: "lsnode_store_owed_rows_lagging", Help: "Stored events that may be owed and whose owed rows are not written yet (Owed derives them at read time); it falls back to 0 every few thousand events.",
 		}),
 		subscriptionsLagged: f.NewCounter(prometheus.CounterOpts{
 			Name: "lsnode_store_subscriptions_lagged_total", Help: "Op subscriptions dropped for falling behind.",

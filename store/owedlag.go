@@ -100,6 +100,7 @@ func (s *Store) writeOwed(ctx context.Context) error {
 	}
 	l.mark, l.top, l.keyed, l.total, l.most = l.top, 0, false, 0, 0
 	clear(l.perAgent)
+	s.metrics.owedLagging.Set(0)
 	return nil
 }
 
@@ -154,6 +155,7 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 	rows.Close()
 	lag.keyed = lag.top > 0 // whether one carries a key is not read: assume so
 	s.owed = lag
+	s.metrics.owedLagging.Set(float64(lag.total))
 	if lag.full() {
 		return s.writeOwed(ctx)
 	}

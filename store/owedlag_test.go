@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/lsnode/lsnode/hlc"
 )
 
@@ -43,6 +45,16 @@ func writeOwedRows(t testing.TB, s *Store) {
 	}
 }
 
+// owedLagging reads the lsnode_store_owed_rows_lagging gauge.
+func owedLagging(t testing.TB, s *Store) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := s.metrics.owedLagging.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetGauge().GetValue()
+}
+
 // owedRowCount counts agent's written owed rows once the writer has done
 // what the last commit left it to do (rows due are written after the
 // commit's callers are answered).
@@ -73,9 +85,15 @@ func TestOwedLag_Bounds(t *testing.T) {
 			t.Fatalf("after %d events to dev: owed %d, want %d", i+1, got, i+1)
 		}
 	}
+	if got := owedLagging(t, s); got != 2 {
+		t.Fatalf("lsnode_store_owed_rows_lagging = %v with 2 rows not written", got)
+	}
 	mustAppend(t, s, note("lead", "dev")) // the third reaches the per-agent bound
 	if got := owedRowCount(t, s, "dev"); got != 3 {
 		t.Fatalf("per-agent bound reached: %d owed rows written, want 3", got)
+	}
+	if got := owedLagging(t, s); got != 0 {
+		t.Fatalf("lsnode_store_owed_rows_lagging = %v once every row is written", got)
 	}
 	// Events nobody owes (broadcasts, to oneself) do not count.
 	mustAppend(t, s, note("lead", "*"))

@@ -206,6 +206,7 @@ func (s *Store) runBatch(first *writeReq) {
 		s.publish(w)
 		s.ckpt.committed()
 		s.owed.add(w)
+		s.metrics.owedLagging.Set(float64(s.owed.total))
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
 	s.metrics.commitSeconds.Observe(s.wall.Now().Sub(start).Seconds())
