@@ -66,11 +66,16 @@ func (l *owedLag) add(w *writeTx) {
 	}
 	l.top = max(l.top, w.lastRowid)
 	l.keyed = l.keyed || w.keyed
-	l.total += w.addressedTotal
 	for agent, n := range w.addressed {
-		l.perAgent[agent] += n
-		l.most = max(l.most, l.perAgent[agent])
+		l.count(agent, n)
 	}
+}
+
+// count accounts for n more events past the mark addressed to agent.
+func (l *owedLag) count(agent string, n int) {
+	l.total += n
+	l.perAgent[agent] += n
+	l.most = max(l.most, l.perAgent[agent])
 }
 
 // full reports whether the events past the mark reach a bound.
@@ -144,9 +149,7 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 		}
 		lag.top = max(lag.top, e.Seq)
 		if mayBeOwed(&e) {
-			lag.total++
-			lag.perAgent[e.ToAgent]++
-			lag.most = max(lag.most, lag.perAgent[e.ToAgent])
+			lag.count(e.ToAgent, 1)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -30,10 +30,8 @@ type writeTx struct {
 	lastRowid int64 // the largest rowid of the events stored; 0 when none
 	keyed     bool  // an event stored carries an idempotency key
 	stored    int   // events and artifacts stored
-	// The events stored that may be owed, by addressee, and their number
-	// (owedlag.go).
-	addressed      map[string]int
-	addressedTotal int
+	// The events stored that may be owed, by addressee (owedlag.go).
+	addressed map[string]int
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -77,7 +75,6 @@ func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 			w.addressed = map[string]int{}
 		}
 		w.addressed[e.ToAgent]++
-		w.addressedTotal++
 	}
 	return indexEvent(w.ctx, w.tx, *e, parts)
 }
