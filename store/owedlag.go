@@ -35,10 +35,10 @@ const (
 const owedMarkKey = "owed_event_rowid"
 
 // owedMarkSQL is the owed mark as an SQL expression, read in the reading
-// statement's own snapshot. A file whose lsnode_meta has no mark was
-// written by a version that wrote owed rows in the event's own
-// transaction: all of its rows are written.
-const owedMarkSQL = `coalesce((SELECT CAST(value AS INTEGER) FROM lsnode_meta WHERE key = '` + owedMarkKey + `'), (SELECT max(rowid) FROM events), 0)`
+// statement's own snapshot. Open always leaves a mark (adoptOwedMark);
+// without one every event would count as past it, which Owed's UNION
+// still answers right.
+const owedMarkSQL = `coalesce((SELECT CAST(value AS INTEGER) FROM lsnode_meta WHERE key = '` + owedMarkKey + `'), 0)`
 
 // owedLag is the writer goroutine's account of the events stored past the
 // owed mark. Only the writer goroutine uses it.
