@@ -44,12 +44,8 @@ func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	client := clientKey(r)
-	if !s.clientStreams.acquire(client) {
-		s.clientStreams.refuse(w)
-		return
-	}
-	defer s.clientStreams.release(client)
+	// The hub's global cap comes first: at the default caps one host
+	// reaches it before its own, and must get the hub's 503.
 	if !s.sse.acquire() {
 		s.metrics.sseRefused.Inc()
 		h := w.Header()
@@ -60,6 +56,12 @@ func (s *surface) handleStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.sse.release()
+	client := clientKey(r)
+	if !s.clientStreams.acquire(client) {
+		s.clientStreams.refuse(w)
+		return
+	}
+	defer s.clientStreams.release(client)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")

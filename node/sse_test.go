@@ -330,3 +330,18 @@ func TestSSE_PagesCutBySizeFollowEachOther(t *testing.T) {
 		}
 	}
 }
+
+// TestSSE_DefaultCapsAnswerTheHubs503 holds one client to the hub's
+// refusal at the default caps: the per-client cap equals the global one,
+// so a single host (every agent of a loopback hub) reaches the global cap
+// first and must get the hub's 503, not the per-client 429.
+func TestSSE_DefaultCapsAnswerTheHubs503(t *testing.T) {
+	n := htStart(t, nil)
+	for range DefaultSSEMaxClients {
+		htOpenStream(t, n, "", nil)
+	}
+	r := htDo(t, n, htReq{path: "/logstream/stream"})
+	if r.status != 503 || r.header.Get("Retry-After") != "5" || r.header.Get("Content-Length") != "0" || r.body != "" {
+		t.Fatalf("stream %d of one client: %d %v %q", DefaultSSEMaxClients+1, r.status, r.header, r.body)
+	}
+}
