@@ -1,8 +1,11 @@
 package node
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 
+	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/pyjson"
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -87,9 +90,15 @@ func checkOpsParams(origin string, after, limit int64) (int, error) {
 }
 
 // handleArtifact serves GET /sync/artifact?id=: {"artifact": <get record>},
-// 404 for an id this node does not hold.
+// 404 for an id this node does not hold, named as the query sent it (the
+// hub looks the trimmed id up but quotes the raw one).
 func (s *surface) handleArtifact(w http.ResponseWriter, r *http.Request) {
-	a, err := s.store.GetArtifact(r.Context(), parseQuery(r.URL.RawQuery)["id"])
+	id := parseQuery(r.URL.RawQuery)["id"]
+	a, err := s.store.GetArtifact(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeJSON(w, http.StatusNotFound, errorJSON(fmt.Sprintf("artifact %s not found", rules.Repr(id))))
+		return
+	}
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

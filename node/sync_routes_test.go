@@ -342,3 +342,13 @@ func TestSync_UnexpectedErrorsAre500JSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_ArtifactNotFoundNamesTheIDAsSent: the hub looks the artifact
+// up by the trimmed id but names the id of the query in its 404.
+func TestSync_ArtifactNotFoundNamesTheIDAsSent(t *testing.T) {
+	n := htStart(t, nil)
+	r := htGet(t, n, "/sync/artifact?id=+art_nope%20", "")
+	if want := `{"error": "artifact ' art_nope ' not found"}`; r.status != 404 || r.body != want {
+		t.Fatalf("got %d %s, want 404 %s", r.status, r.body, want)
+	}
+}
