@@ -66,8 +66,8 @@ func (l *owedLag) add(w *writeTx) {
 	}
 	l.top = max(l.top, w.lastRowid)
 	l.keyed = l.keyed || w.keyed
-	for agent, n := range w.addressed {
-		l.count(agent, n)
+	for _, agent := range w.addressed {
+		l.count(agent, 1)
 	}
 }
 

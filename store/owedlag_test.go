@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -229,5 +230,39 @@ func TestOwedLag_RowsPastTheMark(t *testing.T) {
 	writeOwedRows(t, s2)
 	if got := owedIDs(t, s2, "dev"); !slices.Equal(got, want) {
 		t.Fatalf("owed after the rows are written again = %v, want %v", got, want)
+	}
+}
+
+// TestOwedLag_FailedRequestLeavesNoRowid: a request that stores an event
+// and then fails is undone by its savepoint, and the rowid it took is
+// taken again by the next event. The owed mark must not move past that
+// rowid on the failed request's account, or the next event is never
+// owed.
+func TestOwedLag_FailedRequestLeavesNoRowid(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openReplica(t, repA)
+	setOwedLag(t, s, 1, 1) // every commit with an owed event writes its rows
+	d, err := validateAppend(note("lead", "dev"))
+	if err == nil {
+		err = d.ready(s.wall.Now())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.write(ctx, func(w *writeTx) error {
+		if _, err := s.appendInTx(w, d); err != nil {
+			return err
+		}
+		return errRequestFailed // e.g. a later op's storage error
+	})
+	if !errors.Is(err, errRequestFailed) {
+		t.Fatalf("failing request: %v", err)
+	}
+	e := mustAppend(t, s, note("lead", "dev"))
+	if got := owedIDs(t, s, "dev"); !slices.Equal(got, []string{e.ID}) {
+		t.Fatalf("owed by dev = %v, want [%s]", got, e.ID)
+	}
+	if got := owedRowCount(t, s, "dev"); got != 1 {
+		t.Fatalf("%d owed rows written, want 1", got)
 	}
 }

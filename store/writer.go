@@ -30,8 +30,18 @@ type writeTx struct {
 	lastRowid int64 // the largest rowid of the events stored; 0 when none
 	keyed     bool  // an event stored carries an idempotency key
 	stored    int   // events and artifacts stored
-	// The events stored that may be owed, by addressee (owedlag.go).
-	addressed map[string]int
+	// The addressees of the events stored that may be owed, one per event
+	// (owedlag.go).
+	addressed []string
+}
+
+// requestMark is what a writeTx held before the current request, so that
+// a failed request's accounting is forgotten with its statements: the
+// rowids of events a savepoint undid are taken again by later events.
+type requestMark struct {
+	ops, addressed, stored int
+	lastRowid              int64
+	keyed                  bool
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -71,10 +81,7 @@ func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 	w.lastRowid = max(w.lastRowid, e.Seq)
 	w.keyed = w.keyed || parts.ext.Idem != ""
 	if mayBeOwed(e) {
-		if w.addressed == nil {
-			w.addressed = map[string]int{}
-		}
-		w.addressed[e.ToAgent]++
+		w.addressed = append(w.addressed, e.ToAgent)
 	}
 	return indexEvent(w.ctx, w.tx, *e, parts)
 }
@@ -105,8 +112,9 @@ func (w *writeTx) advanceSlot(origin string, seq int64) {
 	w.touched[origin] = seq
 }
 
-// rollbackRequest forgets the in-memory effects of the current request.
-func (w *writeTx) rollbackRequest(opsMark int) {
+// rollbackRequest forgets the in-memory effects of the current request,
+// which began at m.
+func (w *writeTx) rollbackRequest(m requestMark) {
 	for origin, prev := range w.undo {
 		if prev < 0 {
 			delete(w.touched, origin)
@@ -114,7 +122,9 @@ func (w *writeTx) rollbackRequest(opsMark int) {
 			w.touched[origin] = prev
 		}
 	}
-	w.ops = w.ops[:opsMark]
+	w.ops = w.ops[:m.ops]
+	w.addressed = w.addressed[:m.addressed]
+	w.stored, w.lastRowid, w.keyed = m.stored, m.lastRowid, m.keyed
 }
 
 // write runs fn on the writer goroutine and waits for its commit. Once
@@ -338,11 +348,11 @@ func (s *Store) execInSavepoint(w *writeTx, req *writeReq) error {
 }
 
 // run runs req's function; a failed request's in-memory effects (version
-// vector entries, ops) are forgotten, its statements are the caller's to
-// undo.
+// vector entries, ops, what it stored) are forgotten, its statements are
+// the caller's to undo.
 func (w *writeTx) run(req *writeReq) error {
 	w.undo = map[string]int64{}
-	mark := len(w.ops)
+	mark := requestMark{ops: len(w.ops), addressed: len(w.addressed), stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
 	err := req.fn(w)
 	if err != nil {
 		w.rollbackRequest(mark)
