@@ -41,7 +41,9 @@ func (l *Link) onPull(ctx context.Context, p *pb.Pull) ([]*pb.Frame, error) {
 }
 
 // fill adds the ranges to b until they are exhausted (more = false) or the
-// window is full (more = true).
+// window is full (more = true): window batches, or window*BatchBytes
+// bytes, as ops naming large artifacts make batches far larger than
+// BatchBytes and the answer must fit the session's outbox.
 func (l *Link) fill(ctx context.Context, b *batcher, after []*pb.VectorEntry, local map[string]int64) (bool, error) {
 	for _, r := range after {
 		origin, pos := r.GetOrigin(), r.GetSeq()
@@ -73,13 +75,14 @@ func (l *Link) fill(ctx context.Context, b *batcher, after []*pb.VectorEntry, lo
 
 // batcher cuts ops, and the artifacts they name, into Batch frames.
 type batcher struct {
-	l        *Link
-	pullID   uint64
-	window   int // max frames; 0 = unbounded (push)
-	done     []*pb.Frame
-	cur      *pb.Batch
-	curBytes int
-	curArts  map[string]bool
+	l         *Link
+	pullID    uint64
+	window    int // max frames; 0 = unbounded (push)
+	done      []*pb.Frame
+	doneBytes int // sizes of done, counted as curBytes
+	cur       *pb.Batch
+	curBytes  int
+	curArts   map[string]bool
 	// Origin integrity: own ops to sign in finish (a Link that signs in
 	// its session's writer leaves them to it), and the digests of the
 	// artifacts they name.
@@ -99,14 +102,17 @@ func (b *batcher) reset() {
 	b.curArts = map[string]bool{}
 }
 
-func (b *batcher) curEmpty() bool   { return len(b.cur.Ops) == 0 && len(b.cur.Artifacts) == 0 }
-func (b *batcher) windowFull() bool { return b.window > 0 && len(b.done) >= b.window }
-func (b *batcher) opsLeft() int     { return max(b.l.cfg.BatchOps-len(b.cur.Ops), 1) }
-func (b *batcher) bytesLeft() int   { return max(b.l.cfg.BatchBytes-b.curBytes, 1) }
+func (b *batcher) curEmpty() bool { return len(b.cur.Ops) == 0 && len(b.cur.Artifacts) == 0 }
+func (b *batcher) windowFull() bool {
+	return b.window > 0 && (len(b.done) >= b.window || b.doneBytes+b.curBytes >= b.window*b.l.cfg.BatchBytes)
+}
+func (b *batcher) opsLeft() int   { return max(b.l.cfg.BatchOps-len(b.cur.Ops), 1) }
+func (b *batcher) bytesLeft() int { return max(b.l.cfg.BatchBytes-b.curBytes, 1) }
 
 // rotate closes the current batch.
 func (b *batcher) rotate() {
 	b.done = append(b.done, &pb.Frame{Kind: &pb.Frame_Batch{Batch: b.cur}})
+	b.doneBytes += b.curBytes
 	b.reset()
 }
 
