@@ -28,7 +28,8 @@ const oldestProtocolVersion = "2024-11-05"
 //     always get application/json back;
 //   - invalid JSON is 400 -32700 "Parse error"; a body that is not one
 //     JSON object (a batch included) is -32600 "Invalid Request";
-//   - notifications, and requests without an id, get 202 and no body;
+//   - notifications (notifications/* methods, with or without an id) and
+//     requests without an id get 202 and no body;
 //   - unknown methods are -32601 "Unknown method: <name>";
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
@@ -110,11 +111,11 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 	}
 	req.env = env
 	id := req.env.get("id")
-	if isNull(id) {
-		w.WriteHeader(http.StatusAccepted) // a notification: no response
+	req.method, _ = jsonValue(req.env.get("method"))
+	if method, _ := req.method.(string); isNull(id) || strings.HasPrefix(method, "notifications/") {
+		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
 		return req, nil, true
 	}
-	req.method, _ = jsonValue(req.env.get("method"))
 	switch req.method {
 	case "initialize":
 		return req, withDefaultVersion(req.env, body), false

@@ -108,3 +108,17 @@ func TestMCPInitialize(t *testing.T) {
 		t.Errorf("ping: %s", r.Result)
 	}
 }
+
+// TestMCPNotificationWithID: the hub answers no notifications/* method,
+// whatever its id: 202 and no body.
+func TestMCPNotificationWithID(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"n","method":"notifications/cancelled","params":{"requestId":1}}`,
+	} {
+		if status, _, out := h.post(body); status != http.StatusAccepted || len(out) != 0 {
+			t.Errorf("%s: got %d %s, want 202 and no body", body, status, out)
+		}
+	}
+}
