@@ -148,7 +148,25 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	case <-s.stop:
 		return ErrClosed
 	}
-	return <-req.done
+	return s.await(req)
+}
+
+// await waits for the answer to a queued request. A caller that found the
+// store open can still queue after Close has drained the queue and the
+// writer has returned (its select may pick the send over the closed stop
+// channel): that request never runs, and is refused.
+func (s *Store) await(req *writeReq) error {
+	select {
+	case err := <-req.done:
+		return err
+	case <-s.done:
+	}
+	select {
+	case err := <-req.done: // answered before the writer returned
+		return err
+	default:
+		return ErrClosed
+	}
 }
 
 // runWriter is the single writer goroutine: it takes every queued request,

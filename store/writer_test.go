@@ -134,3 +134,26 @@ func waitQueued(t *testing.T, s *Store, n int) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestWriter_QueuedAfterCloseIsAnswered: a caller that found the store
+// open may queue its request only after Close has drained the queue and
+// the writer has returned (its select picks the send over the closed stop
+// channel). It must be told ErrClosed, not wait forever.
+func TestWriter_QueuedAfterCloseIsAnswered(t *testing.T) {
+	s, _ := openTestStore(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req := &writeReq{ctx: context.Background(), fn: func(*writeTx) error { return nil }, done: make(chan error, 1)}
+	s.writes <- req // what write does when its select picks the send
+	answered := make(chan error, 1)
+	go func() { answered <- s.await(req) }()
+	select {
+	case err := <-answered:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("err = %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request queued after the writer returned is never answered")
+	}
+}
