@@ -33,7 +33,8 @@ const oldestProtocolVersion = "2024-11-05"
 //   - unknown methods are -32601 "Unknown method: <name>";
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
-//   - initialize without a protocol version negotiates 2024-11-05.
+//   - initialize without a protocol version negotiates 2024-11-05;
+//   - a request without "jsonrpc": "2.0" is answered as if it had it.
 //
 // Everything else, argument handling included, happens in the tool
 // handlers: through the SDK server, or for a plain tools/call or ping
@@ -116,6 +117,10 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
 		return req, nil, true
 	}
+	if !isString(req.env.get("jsonrpc"), "2.0") {
+		body = withVersionTag(req.env)
+		req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+	}
 	switch req.method {
 	case "initialize":
 		return req, withDefaultVersion(req.env, body), false
@@ -179,6 +184,15 @@ func pyTypeName(v any) string {
 		return "dict"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// withVersionTag is the request with "jsonrpc": "2.0", which the hub
+// never checks and the SDK requires.
+func withVersionTag(env members) []byte {
+	out := env.asMap()
+	out["jsonrpc"] = json.RawMessage(`"2.0"`)
+	data, _ := json.Marshal(out) // raw JSON values always encode
+	return data
 }
 
 // withDefaultVersion adds protocolVersion 2024-11-05 to an initialize

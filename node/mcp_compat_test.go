@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,5 +121,30 @@ func TestMCPNotificationWithID(t *testing.T) {
 		if status, _, out := h.post(body); status != http.StatusAccepted || len(out) != 0 {
 			t.Errorf("%s: got %d %s, want 202 and no body", body, status, out)
 		}
+	}
+}
+
+// TestMCPAnyVersionTag: the hub never reads "jsonrpc", so a hand-written
+// client that leaves it out (or sends another tag) is answered as usual,
+// with JSON, and its call runs.
+func TestMCPAnyVersionTag(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for i, env := range []string{`"id":1`, `"jsonrpc":"1.0","id":2`, `"jsonrpc":null,"id":3`} {
+		body := `{` + env + `,"method":"tools/call","params":{"name":"mempalace_event_append","arguments":` +
+			`{"type":"note","stream":"s","room":"r","from_agent":"a"},"_meta":{}}}`
+		status, header, out := h.post(body)
+		var r rpcReply
+		if status != http.StatusOK || header.Get("Content-Type") != "application/json" || json.Unmarshal(out, &r) != nil {
+			t.Fatalf("%s: %d %q %s", env, status, header.Get("Content-Type"), out)
+		}
+		if p := r.payload(t); p["success"] != true {
+			t.Fatalf("%s: %s", env, out)
+		}
+		if got := h.call(toolEventList, `{}`).payload(t)["count"]; got != json.Number(strconv.Itoa(i+1)) {
+			t.Fatalf("%s: %v events stored, want %d", env, got, i+1)
+		}
+	}
+	if status, _, out := h.post(`{"id":9,"method":"ping"}`); status != http.StatusOK || string(out) != `{"jsonrpc":"2.0","id":9,"result":{}}` {
+		t.Fatalf("ping without a tag: %d %s", status, out)
 	}
 }
