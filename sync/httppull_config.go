@@ -43,7 +43,9 @@ type HTTPPullConfig struct {
 	PeersFile string
 	// Interval is the period of the background loop (after one round at
 	// Start). Default 15 s; 0 disables the loop (SyncOnce still works),
-	// as MEMPALACE_SYNC_INTERVAL=0 does in the Python hub.
+	// as MEMPALACE_SYNC_INTERVAL=0 does in the Python hub. With Timeout,
+	// whichever is longer, it also bounds the time a round spends on one
+	// peer (its pull goes on next round).
 	Interval time.Duration
 	// Timeout bounds one HTTP request to a peer, connection to last byte
 	// (MEMPALACE_SYNC_HTTP_TIMEOUT semantics; HTTPTimeoutFromEnv reads

@@ -3,6 +3,10 @@ package lssync_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,5 +116,75 @@ func TestHTTPPuller_StopCancelsRound(t *testing.T) {
 	case r := <-rounds:
 		t.Fatalf("AfterRound called for a cancelled round: %+v", r)
 	default:
+	}
+}
+
+// TestHTTPPuller_SlowPeerDoesNotHoldTheRound: rounds wait for every peer,
+// so one peer's share of a round is bounded (by the longer of the loop's
+// interval and the request timeout): a peer that answers every request
+// in time but slowly, request after request, must not keep the other
+// peers from being pulled round after round. Its pull is reported
+// partial, and goes on next round.
+func TestHTTPPuller_SlowPeerDoesNotHoldTheRound(t *testing.T) {
+	good := startHub(t, fakehub.Config{Seed: 41})
+	good.note(t, "g1")
+	const origins = 2000 // at 10 ms a page, 20 s of pages
+	var vector strings.Builder
+	for i := range origins {
+		if i > 0 {
+			vector.WriteString(", ")
+		}
+		fmt.Fprintf(&vector, `"rep_%032x": 5`, i+1)
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sync/version_vector" {
+			fmt.Fprintf(w, `{"replica_id": "rep_%s", "version_vector": {%s}}`, strings.Repeat("f", 32), vector.String())
+			return
+		}
+		select { // every page comes late, and empty
+		case <-r.Context().Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+		fmt.Fprintf(w, `{"origin": %q, "events": [], "count": 0}`, r.URL.Query().Get("origin"))
+	}))
+	t.Cleanup(slow.Close)
+	ticker := &manualTicker{c: make(chan time.Time)}
+	rounds := make(chan []lssync.PeerResult, 8)
+	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+		c.Interval = 100 * time.Millisecond
+		c.Timeout = time.Second
+		c.NewTicker = func(time.Duration) lssync.Ticker { return ticker }
+		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+	})
+	e.setPeers(peerEntry{Name: "slow", URL: slow.URL}, peerEntry{Name: "good", URL: good.srv.URL})
+	if err := e.p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.p.Stop)
+	next := func(what string) []lssync.PeerResult {
+		t.Helper()
+		select {
+		case r := <-rounds:
+			return r
+		case <-time.After(15 * time.Second):
+			t.Fatalf("no round ended: %s (the slow peer holds it)", what)
+			return nil
+		}
+	}
+	r := next("the first")
+	if r[1].Result() != "ok" || r[1].PulledEvents != 1 {
+		t.Fatalf("good peer, first round: %+v %s", r[1], r[1].Error())
+	}
+	if r[0].Result() != "partial" || !strings.Contains(r[0].Error(), "goes on next round") {
+		t.Errorf("slow peer: %s %q, want partial, going on next round", r[0].Result(), r[0].Error())
+	}
+	if st := e.status("slow"); !st.Reachable {
+		t.Errorf("slow peer status %+v, want reachable", st)
+	}
+	good.note(t, "g2")
+	ticker.c <- time.Time{}
+	if r := next("after a tick"); r[1].PulledEvents != 1 {
+		t.Fatalf("good peer, second round: %+v %s", r[1], r[1].Error())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
@@ -51,11 +52,44 @@ func (p *HTTPPuller) pullPeer(ctx context.Context, st *httpPeerState, round uint
 		p: p, c: newPeerClient(p.hc, st.peer, p.cfg.MaxResponseBytes), st: st, round: round,
 		res: PeerResult{Name: st.status.Name, URL: RedactURL(st.peer.URL), PerOrigin: map[string]int{}},
 	}
-	if err := r.run(ctx); err != nil {
+	budget, cancel := p.peerBudget(ctx)
+	defer cancel()
+	if err := r.run(budget); err != nil {
 		r.res.Err = err
+		if ctx.Err() == nil && budget.Err() != nil {
+			r.budgetSpent()
+		}
 	}
 	r.scrubErrors()
 	return r.res
+}
+
+// peerBudget bounds one peer's share of a loop round by the longer of
+// the loop's interval and the request timeout (so that any request that
+// may succeed can): a round waits for every peer, so a peer that answers
+// slowly, request after request, would otherwise keep the others from
+// being pulled again for as long as it likes. A pull cut short goes on
+// next round from the local vector. Without a loop there is no bound.
+func (p *HTTPPuller) peerBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.cfg.Interval <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, p.budget())
+}
+
+func (p *HTTPPuller) budget() time.Duration { return max(p.cfg.Interval, p.cfg.Timeout) }
+
+// budgetSpent reports a pull cut short by peerBudget: a peer that had not
+// even answered its version vector is unreachable; one that had is
+// reachable and its pull partial.
+func (r *peerRound) budgetSpent() {
+	if r.res.RemoteVersionVector == nil {
+		r.res.Err = r.c.errorf(ErrPeerUnreachable, "%s: no answer within the round's %s", RedactURL(r.c.base), r.p.budget())
+		return
+	}
+	r.res.Err = nil
+	r.res.OriginErrs = append(r.res.OriginErrs,
+		originErrorf("the round's %s were spent on this peer; its pull goes on next round", r.p.budget()))
 }
 
 func (r *peerRound) run(ctx context.Context) error {
