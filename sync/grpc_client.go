@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -76,7 +77,7 @@ func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
 			// by itself soon: retry it ten times less often.
 			wait = 10 * r.cfg.DialBackoffMax
 		}
-		if !sleepCtx(ctx, wait) {
+		if !sleepCtx(ctx, jittered(wait, rand.Float64())) {
 			return
 		}
 		backoff = min(2*backoff, r.cfg.DialBackoffMax)
@@ -143,6 +144,13 @@ const (
 // otherwise sends a PING pair after received data, roughly doubling the
 // bytes of an idle round; 4 MiB keeps a pull window of batches in flight.
 const flowWindow = 4 << 20
+
+// jittered spreads a redial wait d over [0.8d, 1.2d) by u in [0, 1), so
+// that the peers of a node that went away do not all redial it in the same
+// instant, round after round.
+func jittered(d time.Duration, u float64) time.Duration {
+	return time.Duration(float64(d) * (0.8 + 0.4*u))
+}
 
 // sleepCtx waits d or until ctx ends; it reports whether d elapsed.
 func sleepCtx(ctx context.Context, d time.Duration) bool {
