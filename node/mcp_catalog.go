@@ -69,10 +69,10 @@ func taskCreateSpec() *toolSpec {
 		writer: true,
 		props: []toolProp{
 			stringProp("project", "Project routing name."),
-			stringProp("from_agent", "Your agent identity (the requester)."),
-			stringProp("to_agent", "The worker agent's identity."),
+			routingProp("from_agent", "Your agent identity (the requester)."),
+			routingProp("to_agent", "The worker agent's identity."),
 			stringProp("goal", "The task goal, verbatim."),
-			stringProp("branch", "Git branch for the work."),
+			routingProp("branch", "Git branch for the work."),
 			prop("base_commit", &jsonschema.Schema{
 				Type:        "string",
 				Pattern:     `^\s*[0-9a-fA-F]{7,64}\s*$`,

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -137,4 +138,40 @@ func taskArgs(field, value string) string {
 		parts = append(parts, `"`+k+`":`+args[k])
 	}
 	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestMCPTaskCreateSchemaStatesRoutingLimits: task_create passes from_agent,
+// to_agent and branch on as routing fields, so the server refuses them past
+// 256 characters; the tool's schema must say so, as every other tool's
+// routing fields do.
+func TestMCPTaskCreateSchemaStatesRoutingLimits(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	var list struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			InputSchema struct {
+				Properties map[string]struct {
+					MaxLength *int `json:"maxLength"`
+				} `json:"properties"`
+			} `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(h.rpc("tools/list", "").Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	long := `"` + strings.Repeat("x", 257) + `"`
+	for _, field := range []string{"from_agent", "to_agent", "branch"} {
+		want := field + " exceeds maximum length of 256 characters"
+		if got := h.call(toolTaskCreate, taskArgs(field, long)).payload(t)["error"]; got != want {
+			t.Fatalf("%s of 257 characters: %v, want %q", field, got, want)
+		}
+		for _, tool := range list.Tools {
+			if tool.Name != toolTaskCreate {
+				continue
+			}
+			if p := tool.InputSchema.Properties[field]; p.MaxLength == nil || *p.MaxLength != 256 {
+				t.Errorf("schema of %s.%s: maxLength %v, want 256", toolTaskCreate, field, p.MaxLength)
+			}
+		}
+	}
 }
