@@ -109,8 +109,8 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 	switch {
 	case err == nil:
 		if !sameArtifact(existing, in) {
-			return s.quarantine(w, res, reasonArtifactConflict, "", 0, in.ID,
-				fmt.Errorf("artifact %s is already held with different content", reprID(in.ID)), in, false)
+			return s.refuseArtifact(w, res, reasonArtifactConflict, in,
+				fmt.Errorf("artifact %s is already held with different content", reprID(in.ID)))
 		}
 		return nil
 	case !errors.Is(err, ErrNotFound):
@@ -118,13 +118,33 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 	}
 	clean, verr := validateRemoteArtifact(in)
 	if verr != nil {
-		return s.quarantine(w, res, reasonArtifactInvalid, "", 0, in.ID, verr, in, false)
+		return s.refuseArtifact(w, res, reasonArtifactInvalid, in, verr)
 	}
 	if err := w.storeArtifact(clean); err != nil {
 		return err
 	}
 	res.Artifacts++
 	return nil
+}
+
+// refuseArtifact quarantines a refused remote artifact once. The event
+// that names it stays deferred, so a peer offers the artifact again on
+// every round: the same refusal again is not recorded again.
+func (s *Store) refuseArtifact(w *writeTx, res *ApplyResult, reason string, in Artifact, why error) error {
+	payload, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encode refused artifact %s: %w", in.ID, err)
+	}
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
+WHERE origin_replica IS NULL AND origin_seq IS NULL AND reason = ? AND item_id = ? AND detail = ? AND payload = ?`,
+		reason, in.ID, why.Error(), string(payload)).Scan(&n); err != nil {
+		return fmt.Errorf("look up quarantine: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	return s.quarantine(w, res, reason, "", 0, in.ID, why, in, false)
 }
 
 // applyOp applies one op; c is its validation (checkOps).

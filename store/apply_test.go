@@ -390,3 +390,35 @@ func TestApply_SkewBeyondBoundStoredNotAdopted(t *testing.T) {
 		t.Fatalf("skewed op not stored verbatim: %+v %v", got, err)
 	}
 }
+
+// TestApply_RefusedArtifactAgainAddsNothing: an event naming a refused
+// artifact stays deferred, so its peer offers the artifact again on every
+// round. The same refusal again is recorded once, as the same refused op
+// is (applying a batch twice changes nothing).
+func TestApply_RefusedArtifactAgainAddsNothing(t *testing.T) {
+	a, _ := openReplica(t, repA)
+	good := Artifact{ID: "art_20260101T000000_bbbbbbbbbbbb", Kind: "note", Content: "held", CreatedBy: "b",
+		CreatedAt: "2026-01-01T00:00:00Z", OriginReplica: repB}
+	sum := sha256.Sum256([]byte(good.Content))
+	good.SHA256 = hex.EncodeToString(sum[:])
+	mustApply(t, a, Batch{Artifacts: []Artifact{good}})
+	conflict := good
+	conflict.Content = "other"
+	sum = sha256.Sum256([]byte(conflict.Content))
+	conflict.SHA256 = hex.EncodeToString(sum[:])
+	mismatch := Artifact{ID: "art_20260101T000000_aaaaaaaaaaaa", Kind: "note", SHA256: good.SHA256, Content: "payload",
+		CreatedBy: "b", CreatedAt: "2026-01-01T00:00:00Z", OriginReplica: repB}
+	b := Batch{Artifacts: []Artifact{mismatch, conflict}}
+	if res := mustApply(t, a, b); res.Quarantined != 2 {
+		t.Fatalf("first offer: %s", fmtResult(res))
+	}
+	before := tableCounts(t, a)
+	for range 3 {
+		if res := mustApply(t, a, b); res.Quarantined != 0 || res.Artifacts != 0 {
+			t.Fatalf("offered again: %s", fmtResult(res))
+		}
+	}
+	if after := tableCounts(t, a); !sameCounts(before, after) {
+		t.Fatalf("the same refusals again stored rows: %v, then %v", before, after)
+	}
+}
