@@ -70,6 +70,10 @@ type Config struct {
 	// MaxStreamsPerConn caps the concurrent streams of one inbound
 	// connection (a session is one stream). Default 16.
 	MaxStreamsPerConn uint32
+	// MaxInboundSessions caps the sessions this node serves at once, over
+	// all connections; one more is refused (ResourceExhausted) and its
+	// dialer retries after its backoff. Default 128.
+	MaxInboundSessions int
 	// HandshakeTimeout bounds an inbound connection's setup (TLS and the
 	// HTTP/2 preface), so that a connection that never speaks is closed.
 	// Default 10 s.
@@ -105,24 +109,25 @@ type Config struct {
 // DefaultConfig returns the defaults for clusterID.
 func DefaultConfig(clusterID string) Config {
 	return Config{
-		ClusterID:         clusterID,
-		MaxClockOffset:    500 * time.Millisecond,
-		SyncInterval:      2 * time.Second,
-		TickInterval:      100 * time.Millisecond,
-		RoundTimeout:      10 * time.Second,
-		BatchOps:          500,
-		BatchBytes:        1 << 20,
-		PullWindow:        8,
-		OutboxBytes:       16 << 20,
-		StallTimeout:      30 * time.Second,
-		LocalQueue:        256,
-		InboxFrames:       16,
-		MaxMessageBytes:   64 << 20,
-		MaxStreamsPerConn: 16,
-		HandshakeTimeout:  10 * time.Second,
-		DialBackoffMin:    100 * time.Millisecond,
-		DialBackoffMax:    time.Second,
-		ProgressInterval:  5 * time.Second,
+		ClusterID:          clusterID,
+		MaxClockOffset:     500 * time.Millisecond,
+		SyncInterval:       2 * time.Second,
+		TickInterval:       100 * time.Millisecond,
+		RoundTimeout:       10 * time.Second,
+		BatchOps:           500,
+		BatchBytes:         1 << 20,
+		PullWindow:         8,
+		OutboxBytes:        16 << 20,
+		StallTimeout:       30 * time.Second,
+		LocalQueue:         256,
+		InboxFrames:        16,
+		MaxMessageBytes:    64 << 20,
+		MaxStreamsPerConn:  16,
+		MaxInboundSessions: 128,
+		HandshakeTimeout:   10 * time.Second,
+		DialBackoffMin:     100 * time.Millisecond,
+		DialBackoffMax:     time.Second,
+		ProgressInterval:   5 * time.Second,
 	}
 }
 
@@ -142,6 +147,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: OutboxBytes must hold PullWindow*BatchBytes", ErrInvalidConfig)
 	case c.MaxMessageBytes <= c.BatchBytes:
 		return fmt.Errorf("%w: MaxMessageBytes must exceed BatchBytes", ErrInvalidConfig)
+	case c.MaxInboundSessions < 1:
+		return fmt.Errorf("%w: MaxInboundSessions must be positive", ErrInvalidConfig)
 	case c.MaxStreamsPerConn < 1:
 		return fmt.Errorf("%w: MaxStreamsPerConn must be positive", ErrInvalidConfig)
 	}

@@ -28,6 +28,9 @@ var (
 	// ErrStalled ends a session whose peer stopped reading for longer than
 	// Config.StallTimeout.
 	ErrStalled = errors.New("peer stalled")
+	// ErrTooManySessions refuses an inbound session while
+	// Config.MaxInboundSessions are being served; the dialer retries.
+	ErrTooManySessions = errors.New("too many replication sessions")
 	// ErrStopped is returned by calls on a stopped Replicator.
 	ErrStopped = errors.New("replicator stopped")
 	// ErrInvalidConfig marks a Config that Validate refused.

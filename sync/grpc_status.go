@@ -22,6 +22,8 @@ func toStatus(err error) error {
 		code = codes.FailedPrecondition
 	case errors.Is(err, ErrProtocol):
 		code = codes.InvalidArgument
+	case errors.Is(err, ErrTooManySessions):
+		code = codes.ResourceExhausted
 	case errors.Is(err, ErrStalled), errors.Is(err, ErrHandshakeTimeout):
 		code = codes.DeadlineExceeded
 	case errors.Is(err, ErrStopped), errors.Is(err, context.Canceled):
@@ -44,6 +46,8 @@ func fromStatus(err error) error {
 		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
 	case codes.InvalidArgument:
 		return fmt.Errorf("%w: peer says: %s", ErrProtocol, st.Message())
+	case codes.ResourceExhausted:
+		return fmt.Errorf("%w: peer says: %s", ErrTooManySessions, st.Message())
 	case codes.Unavailable:
 		if isTLSFailure(st.Message()) {
 			return fmt.Errorf("%w: %s", ErrTLS, st.Message())

@@ -19,6 +19,7 @@ type metrics struct {
 	frameBytes  *prometheus.CounterVec // direction: sent, received; kind: frame kind
 	pushDropped prometheus.Counter
 	sessions    *prometheus.GaugeVec // direction: outbound, inbound
+	refused     prometheus.Counter   // inbound sessions refused at MaxInboundSessions
 	offset      *prometheus.GaugeVec // peer
 	skewed      *prometheus.GaugeVec // peer
 	lag         *prometheus.GaugeVec // peer
@@ -58,6 +59,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "lsnode_sync_sessions",
 			Help: "Open replication sessions, by direction.",
 		}, []string{"direction"}),
+		refused: f.NewCounter(prometheus.CounterOpts{
+			Name: "lsnode_sync_sessions_refused_total",
+			Help: "Inbound replication sessions refused because the node was serving its maximum of sessions at once.",
+		}),
 		offset: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "lsnode_sync_peer_clock_offset_seconds",
 			Help: "Measured wall-clock offset of a peer (peer minus local).",
@@ -117,6 +122,12 @@ func (m *metrics) frame(direction, kind string, size int) {
 func (m *metrics) dropped() {
 	if m != nil {
 		m.pushDropped.Inc()
+	}
+}
+
+func (m *metrics) sessionRefused() {
+	if m != nil {
+		m.refused.Inc()
 	}
 }
 

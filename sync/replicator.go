@@ -41,6 +41,7 @@ type Replicator struct {
 		peers            map[string]*outPeer // by address
 		sessions         map[*session]struct{}
 		tracked          uint64 // sessions tracked so far (session.order)
+		inbound          int    // inbound sessions being served
 	}
 }
 
@@ -209,9 +210,21 @@ func (r *Replicator) serveInbound(ctx context.Context, addr string, stream frame
 		r.mu.Unlock()
 		return fmt.Errorf("%w: not accepting sessions", ErrStopped)
 	}
+	if r.mu.inbound >= r.cfg.MaxInboundSessions {
+		r.mu.Unlock()
+		r.m.sessionRefused()
+		r.logger.Debug("inbound replication session refused", "addr", addr, "serving", r.cfg.MaxInboundSessions)
+		return fmt.Errorf("%w: serving %d already", ErrTooManySessions, r.cfg.MaxInboundSessions)
+	}
+	r.mu.inbound++
 	r.wg.Add(1)
 	r.mu.Unlock()
-	defer r.wg.Done()
+	defer func() {
+		r.mu.Lock()
+		r.mu.inbound--
+		r.mu.Unlock()
+		r.wg.Done()
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	unlink := context.AfterFunc(r.ctx, cancel)
