@@ -1,8 +1,9 @@
 package membership
 
 import (
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // A node that stops running for a while (SIGSTOP, a paused VM, a host
@@ -32,6 +33,10 @@ const (
 	// stallBroadcastWait bounds the wait for the new incarnation's gossip;
 	// the push/pull exchanges deliver it anyway.
 	stallBroadcastWait = 50 * time.Millisecond
+	// reassertParallel bounds the state exchanges a reassertion runs at
+	// once: each holds a TCP connection and a copy of the whole table, so a
+	// large cluster must not get them all in the same instant.
+	reassertParallel = 32
 )
 
 // stallWatch tells stalls from the clock readings (monotonic) taken at
@@ -69,9 +74,9 @@ func (m *Membership) runStallWatch() {
 }
 
 // reassert announces this node with a new incarnation and exchanges state
-// with every peer it knows, all at once, returning when every exchange
-// has ended (a peer that does not answer takes up to memberlist's
-// TCPTimeout). A node that has left asserts nothing.
+// with every peer it knows, reassertParallel at a time, returning when
+// every exchange has ended (a peer that does not answer takes up to
+// memberlist's TCPTimeout). A node that has left asserts nothing.
 func (m *Membership) reassert(stalled time.Duration) {
 	if m.left.Load() {
 		return
@@ -81,15 +86,17 @@ func (m *Membership) reassert(stalled time.Duration) {
 	if err := m.ml.UpdateNode(stallBroadcastWait); err != nil {
 		m.log.Debug("new incarnation still gossiping", "err", err)
 	}
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(reassertParallel)
 	for _, addr := range m.reassertTargets() {
-		wg.Go(func() {
+		g.Go(func() error {
 			if _, err := m.ml.Join([]string{addr}); err != nil {
 				m.log.Debug("state exchange after a stall failed", "addr", addr, "err", err)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every exchange logs its own failure
 }
 
 // reassertTargets lists the addresses of every other node of the table
