@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/rules"
 )
 
 // sseBatchLimit is the most events one page of a stream carries (the
@@ -119,7 +120,10 @@ func (c *streamCursor) next(ctx context.Context, st logStore) (store.ListResult,
 	case len(page.Events) > 0:
 		c.f.AfterSeq, c.f.SinceEventID = page.Events[len(page.Events)-1].Seq, ""
 	case c.f.SinceEventID != "":
-		seq, err := st.EventSeq(ctx, c.f.SinceEventID)
+		// Look the id up as the page read did: stripped, like any routing
+		// field (the read accepted it, so it passes).
+		id, _ := rules.Routing(c.f.SinceEventID, "since_event_id", false)
+		seq, err := st.EventSeq(ctx, id)
 		if err != nil {
 			return page, err
 		}

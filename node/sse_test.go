@@ -345,3 +345,16 @@ func TestSSE_DefaultCapsAnswerTheHubs503(t *testing.T) {
 		t.Fatalf("stream %d of one client: %d %v %q", DefaultSSEMaxClients+1, r.status, r.header, r.body)
 	}
 }
+
+// TestSSE_ResumeAfterPaddedCursor: the hub strips since_event_id like any
+// routing field, so a cursor with spaces around it resumes as the bare id
+// does, also when nothing follows it yet.
+func TestSSE_ResumeAfterPaddedCursor(t *testing.T) {
+	n := htStart(t, nil)
+	e1 := htAppend(t, n, store.AppendInput{})
+	s := htOpenStream(t, n, "?since_event_id="+url.QueryEscape(" "+e1.ID+" "), nil)
+	e2 := htAppend(t, n, store.AppendInput{})
+	if got := s.nextEvent(t).ID; got != e2.ID {
+		t.Fatalf("got %s, want %s", got, e2.ID)
+	}
+}
