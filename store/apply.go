@@ -129,22 +129,34 @@ func (s *Store) applyArtifact(w *writeTx, in Artifact, res *ApplyResult) error {
 
 // refuseArtifact quarantines a refused remote artifact once. The event
 // that names it stays deferred, so a peer offers the artifact again on
-// every round: the same refusal again is not recorded again.
+// every round.
 func (s *Store) refuseArtifact(w *writeTx, res *ApplyResult, reason string, in Artifact, why error) error {
-	payload, err := json.Marshal(in)
+	_, err := s.refuseOnce(w, res, reason, "", 0, in.ID, why, in)
+	return err
+}
+
+// refuseOnce quarantines a refused item whose origin slot stays as it
+// is, unless the same refusal of the same item is recorded already
+// (seen): applying a batch twice changes nothing.
+func (s *Store) refuseOnce(w *writeTx, res *ApplyResult, reason, origin string, seq int64, id string, why error, item any) (seen bool, err error) {
+	payload, err := json.Marshal(item)
 	if err != nil {
-		return fmt.Errorf("encode refused artifact %s: %w", in.ID, err)
+		return false, fmt.Errorf("encode refused item %s: %w", id, err)
+	}
+	var originArg, seqArg any // stored as quarantine stores them
+	if origin != "" {
+		originArg, seqArg = origin, seq
 	}
 	var n int
 	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
-WHERE origin_replica IS NULL AND origin_seq IS NULL AND reason = ? AND item_id = ? AND detail = ? AND payload = ?`,
-		reason, in.ID, why.Error(), string(payload)).Scan(&n); err != nil {
-		return fmt.Errorf("look up quarantine: %w", err)
+WHERE advanced = 0 AND origin_replica IS ? AND origin_seq IS ? AND reason = ? AND item_id = ? AND detail = ? AND payload = ?`,
+		originArg, seqArg, reason, id, why.Error(), string(payload)).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up quarantine: %w", err)
 	}
 	if n > 0 {
-		return nil
+		return true, nil
 	}
-	return s.quarantine(w, res, reason, "", 0, in.ID, why, in, false)
+	return false, s.quarantine(w, res, reason, origin, seq, id, why, item, false)
 }
 
 // applyOp applies one op; c is its validation (checkOps).
@@ -227,7 +239,7 @@ WHERE advanced = 0 AND reason = ? AND item_id = ? AND origin_replica IS ? AND or
 }
 
 // applyHeld handles an op at or below the held top: the same op is a
-// duplicate; anything else is a conflict, recorded and never stored.
+// duplicate; anything else is a conflict, recorded once and never stored.
 func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 	held, err := queryEvents(w.ctx, w.tx, `SELECT `+eventColumns+` FROM events WHERE origin_replica = ? AND origin_seq = ?`,
 		e.OriginReplica, e.OriginSeq)
@@ -240,8 +252,12 @@ func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 			res.Duplicates++
 			return nil
 		}
-		return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
-			fmt.Errorf("origin slot %s/%d already holds event %s with different content", e.OriginReplica, e.OriginSeq, reprID(held[0].ID)), e, false)
+		seen, err := s.refuseOnce(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+			fmt.Errorf("origin slot %s/%d already holds event %s with different content", e.OriginReplica, e.OriginSeq, reprID(held[0].ID)), e)
+		if seen {
+			res.Duplicates++ // the same conflicting op again
+		}
+		return err
 	}
 	if seen, err := quarantinedSlot(w, e.OriginReplica, e.OriginSeq); err != nil {
 		return err
@@ -249,8 +265,12 @@ func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 		res.Duplicates++ // the same refused op again
 		return nil
 	}
-	return s.quarantine(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
-		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq), e, false)
+	seen, err := s.refuseOnce(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
+		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq), e)
+	if seen {
+		res.Duplicates++
+	}
+	return err
 }
 
 // refuseHeldID quarantines an op whose event id is held at another origin

@@ -422,3 +422,25 @@ func TestApply_RefusedArtifactAgainAddsNothing(t *testing.T) {
 		t.Fatalf("the same refusals again stored rows: %v, then %v", before, after)
 	}
 }
+
+// TestApply_ConflictAgainAddsNothing: applying a batch twice changes
+// nothing, also when it holds an op that conflicts with a held one: the
+// conflict is recorded once, and counts as a duplicate after that.
+func TestApply_ConflictAgainAddsNothing(t *testing.T) {
+	_, ops := source(t, 2)
+	a, _ := openReplica(t, repA)
+	mustApply(t, a, Batch{Ops: ops})
+	forged := ops[1]
+	forged.Event.Body = "rewritten history"
+	b := Batch{Ops: []Op{forged}}
+	if res := mustApply(t, a, b); res.Quarantined != 1 {
+		t.Fatalf("first offer: %s", fmtResult(res))
+	}
+	before := tableCounts(t, a)
+	if res := mustApply(t, a, b); res.Quarantined != 0 || res.Duplicates != 1 {
+		t.Fatalf("offered again: %s", fmtResult(res))
+	}
+	if after := tableCounts(t, a); !sameCounts(before, after) {
+		t.Fatalf("the same conflict again stored rows: %v, then %v", before, after)
+	}
+}
