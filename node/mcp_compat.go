@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,9 @@ const oldestProtocolVersion = "2024-11-05"
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
 //   - initialize without a protocol version negotiates 2024-11-05;
-//   - a request without "jsonrpc": "2.0" is answered as if it had it.
+//   - a request without "jsonrpc": "2.0" is answered as if it had it;
+//   - the answer carries the request's id as Python decoded it, also
+//     where the SDK would round it or refuse it (placeholderID).
 //
 // Everything else, argument handling included, happens in the tool
 // handlers: through the SDK server, or for a plain tools/call or ping
@@ -64,6 +67,12 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, forward, done := c.screen(w, body)
 	if done {
 		return
+	}
+	if restore, ok := newIDRestorer(w, req.env.get("id")); ok {
+		defer restore.finish()
+		w = restore
+		forward = withMember(forward, "id", json.RawMessage(placeholderID))
+		req.env, _ = objectMembers(forward) // the JSON encoding/json just wrote
 	}
 	if call, ok := c.fast.accept(r, req, body); ok {
 		c.fast.serve(w, r, call)
@@ -193,6 +202,67 @@ func withVersionTag(env members) []byte {
 	out["jsonrpc"] = json.RawMessage(`"2.0"`)
 	data, _ := json.Marshal(out) // raw JSON values always encode
 	return data
+}
+
+// withMember is the JSON object body with key set to value.
+func withMember(body []byte, key string, value json.RawMessage) []byte {
+	env, _ := objectMembers(body) // a body the screen forwards is one object
+	out := env.asMap()
+	out[key] = value
+	data, _ := json.Marshal(out) // raw JSON values always encode
+	return data
+}
+
+// placeholderID is the id a request is forwarded with when the SDK would
+// not echo its own: the hub answers with any id as Python decoded it,
+// while the SDK rounds integers beyond 2^53, turns 1.0 into 1 and refuses
+// ids that are neither numbers nor strings.
+const placeholderID = `"lsnode.request-id"`
+
+// idRestorer holds the answer to a request forwarded with placeholderID
+// and writes it with the request's own id.
+type idRestorer struct {
+	http.ResponseWriter
+	id     []byte // the request's id as the hub writes it
+	status int
+	buf    bytes.Buffer
+}
+
+// newIDRestorer returns a restorer for a request whose id the SDK would
+// alter; false for any other id (a string, an integer within 2^53), and
+// for an id the hub cannot write either (1e400).
+func newIDRestorer(w http.ResponseWriter, id json.RawMessage) (*idRestorer, bool) {
+	if _, ok := exactID(id); ok || (len(id) > 0 && id[0] == '"') {
+		return nil, false
+	}
+	shown, err := pyjson.Compact(id)
+	if err != nil {
+		return nil, false
+	}
+	return &idRestorer{ResponseWriter: w, id: shown}, true
+}
+
+func (w *idRestorer) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *idRestorer) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.buf.Write(b)
+}
+
+// finish sends the answer, its placeholder id replaced by the request's.
+func (w *idRestorer) finish() {
+	const frame = `{"jsonrpc":"2.0","id":`
+	body := w.buf.Bytes()
+	if rest, ok := bytes.CutPrefix(body, []byte(frame+placeholderID)); ok {
+		body = append(append([]byte(frame), w.id...), rest...)
+	}
+	w.ResponseWriter.Header().Del("Content-Length")
+	w.ResponseWriter.WriteHeader(cmp.Or(w.status, http.StatusOK))
+	_, _ = w.ResponseWriter.Write(body)
 }
 
 // withDefaultVersion adds protocolVersion 2024-11-05 to an initialize

@@ -148,3 +148,35 @@ func TestMCPAnyVersionTag(t *testing.T) {
 		t.Fatalf("ping without a tag: %d %s", status, out)
 	}
 }
+
+// TestMCPKeepsTheRequestID: the hub echoes any request id as Python
+// decoded it; the SDK rounds integers beyond 2^53 (a client numbering
+// requests with nanosecond clocks gets another id back) and refuses ids
+// that are not numbers or strings.
+func TestMCPKeepsTheRequestID(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for id, want := range map[string]string{
+		`1764530000000000001`: `1764530000000000001`,
+		`-9007199254740993`:   `-9007199254740993`,
+		`1.5`:                 `1.5`,
+		`1e2`:                 `100.0`,
+		`true`:                `true`,
+		`[1]`:                 `[1]`,
+		`{"a":1}`:             `{"a": 1}`,
+	} {
+		for _, rest := range []string{
+			`"method":"ping"`,
+			`"method":"tools/call","params":{"name":"mempalace_event_list","arguments":{"limit":1}}`,
+			`"method":"tools/list"`,
+		} {
+			status, header, out := h.post(`{"jsonrpc":"2.0","id":` + id + `,` + rest + `}`)
+			var r rpcReply
+			if status != http.StatusOK || header.Get("Content-Type") != "application/json" || json.Unmarshal(out, &r) != nil {
+				t.Fatalf("id %s, %s: %d %q %s", id, rest, status, header.Get("Content-Type"), out)
+			}
+			if string(r.ID) != want || r.Error != nil || r.Result == nil {
+				t.Fatalf("id %s, %s: answered %s, want id %s and a result", id, rest, out, want)
+			}
+		}
+	}
+}
