@@ -35,6 +35,7 @@ const oldestProtocolVersion = "2024-11-05"
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
 //   - initialize without a protocol version negotiates 2024-11-05;
+//   - ping and tools/list ignore their params;
 //   - a request without "jsonrpc": "2.0" is answered as if it had it;
 //   - the answer carries the request's id as Python decoded it, also
 //     where the SDK would round it or refuse it (placeholderID).
@@ -134,6 +135,10 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 	case "initialize":
 		return req, withDefaultVersion(req.env, body), false
 	case "ping", "tools/list":
+		if req.env.get("params") != nil { // the hub reads none; the SDK refuses some
+			body = withMember(body, "params", nil)
+			req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+		}
 		return req, body, false
 	case "tools/call":
 		var code int64
@@ -204,11 +209,15 @@ func withVersionTag(env members) []byte {
 	return data
 }
 
-// withMember is the JSON object body with key set to value.
+// withMember is the JSON object body with key set to value, or without
+// key when value is nil.
 func withMember(body []byte, key string, value json.RawMessage) []byte {
 	env, _ := objectMembers(body) // a body the screen forwards is one object
 	out := env.asMap()
 	out[key] = value
+	if value == nil {
+		delete(out, key)
+	}
 	data, _ := json.Marshal(out) // raw JSON values always encode
 	return data
 }

@@ -180,3 +180,21 @@ func TestMCPKeepsTheRequestID(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPPingAndListIgnoreParams: the hub's ping and tools/list never read
+// their params, so a cursor, a list or a string there changes nothing.
+func TestMCPPingAndListIgnoreParams(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for _, params := range []string{`[]`, `"x"`, `{"cursor":"nope"}`, `{"_meta":{"progressToken":1}}`} {
+		if r := h.rpc("ping", params); r.Error != nil || string(r.Result) != "{}" {
+			t.Errorf("ping %s: %s %+v", params, r.Result, r.Error)
+		}
+		var list struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		r := h.rpc("tools/list", params)
+		if r.Error != nil || json.Unmarshal(r.Result, &list) != nil || len(list.Tools) != len(catalog()) {
+			t.Errorf("tools/list %s: %s %+v", params, r.Result, r.Error)
+		}
+	}
+}
