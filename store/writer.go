@@ -222,6 +222,7 @@ func (s *Store) runBatch(first *writeReq) {
 	start := s.wall.Now()
 	batch, errs, w, err := s.execBatch(first)
 	if err != nil {
+		errs = append(errs, make([]error, len(batch)-len(errs))...)
 		for i := range errs {
 			if errs[i] == nil {
 				errs[i] = err
@@ -258,30 +259,41 @@ func (s *Store) runBatch(first *writeReq) {
 // costs two statements and a copy of every page it touches. A request that
 // fails after writing rolls the whole transaction back, and the batch runs
 // again with a savepoint around each request, so one caller's failure
-// still never fails another.
+// still never fails another. A request whose failure cost the whole
+// transaction is answered with its error and the others run again without
+// it (txlost.go).
 func (s *Store) execBatch(first *writeReq) (batch []*writeReq, errs []error, w *writeTx, err error) {
 	batch = s.collect([]*writeReq{first}, true)
-	batch, errs, w, err = s.tryBatch(batch, false)
-	if errors.Is(err, errDirtyFailure) {
-		batch, errs, w, err = s.tryBatch(batch, true)
+	var settled []error // the answers of batch[:len(settled)], which do not run again
+	batch, errs, w, err = s.tryBatch(batch, settled, false)
+	for lost := 0; ; lost++ {
+		switch {
+		case errors.Is(err, errDirtyFailure):
+		case errors.Is(err, errTransactionLost) && lost < maxLostTransactions:
+			batch, settled = settleLast(batch, errs, settled)
+		default:
+			return batch, errs, w, err
+		}
+		batch, errs, w, err = s.tryBatch(batch, settled, true)
 	}
-	return batch, errs, w, err
 }
 
 // errDirtyFailure ends a savepoint-free attempt whose failed request had
 // written: the transaction is rolled back and the batch is run again.
 var errDirtyFailure = errors.New("a request failed after writing")
 
-// tryBatch runs batch, the requests that queue meanwhile and, when the
+// tryBatch runs batch but for its first len(settled) requests, which are
+// answered already, the requests that queue meanwhile and, when the
 // transaction is small, those that come while the writer lingers
 // (linger.go) in one transaction, each request in a savepoint when
-// savepoints is set.
-func (s *Store) tryBatch(batch []*writeReq, savepoints bool) ([]*writeReq, []error, *writeTx, error) {
-	errs := make([]error, 0, len(batch))
+// savepoints is set. On an error the answers it returns may be fewer than
+// the requests; the error is the answer of the rest.
+func (s *Store) tryBatch(batch []*writeReq, settled []error, savepoints bool) ([]*writeReq, []error, *writeTx, error) {
+	errs := append(make([]error, 0, len(batch)), settled...)
 	ctx := context.Background()
 	tx := s.writer
 	if _, err := tx.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return batch, make([]error, len(batch)), nil, fmt.Errorf("begin write: %w", err)
+		return batch, errs, nil, fmt.Errorf("begin write: %w", err)
 	}
 	w := &writeTx{ctx: ctx, tx: tx, s: s, touched: map[string]int64{}, ops: make([]Op, 0, len(batch))}
 	lingered := savepoints // a rerun does not wait again
@@ -325,7 +337,11 @@ func (s *Store) runPending(w *writeTx, batch []*writeReq, errs []error, savepoin
 				continue
 			}
 			if savepoints {
-				errs = append(errs, s.execInSavepoint(w, req))
+				err := s.execInSavepoint(w, req)
+				errs = append(errs, err)
+				if errors.Is(err, errTransactionLost) {
+					return batch, errs, errors.Join(errTransactionLost, rollback(w.ctx, w.tx))
+				}
 				continue
 			}
 			dirty, err := s.execBare(w, req)
@@ -333,6 +349,9 @@ func (s *Store) runPending(w *writeTx, batch []*writeReq, errs []error, savepoin
 				return batch, errs, errors.Join(errDirtyFailure, rollback(w.ctx, w.tx))
 			}
 			errs = append(errs, err)
+			if err != nil && !w.inTransaction() {
+				return batch, errs, errors.Join(errTransactionLost, rollback(w.ctx, w.tx))
+			}
 		}
 		batch = s.collect(batch, false)
 	}
@@ -356,7 +375,8 @@ func (s *Store) execInSavepoint(w *writeTx, req *writeReq) error {
 	err := w.run(req)
 	if err != nil {
 		if _, rbErr := w.tx.ExecContext(w.ctx, "ROLLBACK TO req"); rbErr != nil {
-			return errors.Join(err, fmt.Errorf("rollback savepoint: %w", rbErr))
+			// Without its savepoint the transaction is gone or unsafe.
+			return errors.Join(err, fmt.Errorf("rollback savepoint: %w", rbErr), errTransactionLost)
 		}
 	}
 	if _, relErr := w.tx.ExecContext(w.ctx, "RELEASE req"); relErr != nil {

@@ -10,10 +10,14 @@ import (
 )
 
 // heldRequest is one request of runHeldBatch: it writes a meta row named
-// key when write is set, then fails when fail is set.
+// key when write is set, then fails when fail is set. With abort set it
+// then ends the transaction and fails, as SQLite does by itself on some
+// errors (a full disk, an I/O error): through the writer's counted
+// statements (abort dirty) or beside them (abort clean).
 type heldRequest struct {
 	key         string
 	write, fail bool
+	abort       string // "", "dirty" or "clean"
 	runs        atomic.Int32
 	err         error
 }
@@ -45,6 +49,14 @@ func runHeldBatch(t *testing.T, s *Store, reqs []*heldRequest) {
 					if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO lsnode_meta (key, value) VALUES (?, 'x')`, r.key); err != nil {
 						return err
 					}
+				}
+				switch r.abort {
+				case "dirty":
+					_, err := w.tx.ExecContext(w.ctx, "ROLLBACK")
+					return errors.Join(errRequestFailed, err)
+				case "clean":
+					_, err := w.s.writer.conn.ExecContext(w.ctx, "ROLLBACK")
+					return errors.Join(errRequestFailed, err)
 				}
 				if r.fail {
 					return errRequestFailed
@@ -120,6 +132,40 @@ func TestWriter_CleanFailureNeedsNoRerun(t *testing.T) {
 	}
 	if !metaHeld(t, s, "test_before") || !metaHeld(t, s, "test_after") {
 		t.Fatal("the successful requests' writes are missing")
+	}
+}
+
+// TestWriter_TransactionLostMidBatch: when SQLite ends the transaction by
+// itself after a request's error, the statements of the requests after it
+// would each commit on their own. The request that lost it is answered
+// with its error and the others run again without it: every caller's
+// answer matches the store.
+func TestWriter_TransactionLostMidBatch(t *testing.T) {
+	for _, abort := range []string{"dirty", "clean"} {
+		t.Run(abort, func(t *testing.T) {
+			s, _ := openTestStore(t)
+			reqs := []*heldRequest{
+				{key: "test_before", write: true},
+				{key: "test_lost", abort: abort, fail: true},
+				{key: "test_after", write: true},
+			}
+			runHeldBatch(t, s, reqs)
+			for _, r := range reqs {
+				if r.fail != (r.err != nil) {
+					t.Errorf("%s: answered %v; only the request that lost the transaction fails", r.key, r.err)
+				}
+				if r.write && metaHeld(t, s, r.key) != (r.err == nil) {
+					t.Errorf("%s: stored %v, answered %v", r.key, metaHeld(t, s, r.key), r.err)
+				}
+			}
+			// The writer goes on: a later write commits.
+			if err := s.write(context.Background(), func(w *writeTx) error {
+				_, err := w.tx.ExecContext(w.ctx, `INSERT INTO lsnode_meta (key, value) VALUES ('test_later', 'x')`)
+				return err
+			}); err != nil || !metaHeld(t, s, "test_later") {
+				t.Fatalf("a write after the lost transaction: %v", err)
+			}
+		})
 	}
 }
 
