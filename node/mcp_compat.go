@@ -29,8 +29,9 @@ const oldestProtocolVersion = "2024-11-05"
 //     always get application/json back;
 //   - invalid JSON is 400 -32700 "Parse error"; a body that is not one
 //     JSON object (a batch included) is -32600 "Invalid Request";
-//   - notifications (notifications/* methods, with or without an id) and
-//     requests without an id get 202 and no body;
+//   - notifications (notifications/* methods, with or without an id, and
+//     unknown methods without one) get 202 and no body; other requests
+//     without an id are answered, with id null;
 //   - unknown methods are -32601 "Unknown method: <name>";
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
@@ -123,7 +124,7 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 	req.env = env
 	id := req.env.get("id")
 	req.method, _ = jsonValue(req.env.get("method"))
-	if method, _ := req.method.(string); isNull(id) || strings.HasPrefix(method, "notifications/") {
+	if method, _ := req.method.(string); strings.HasPrefix(method, "notifications/") {
 		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
 		return req, nil, true
 	}
@@ -148,6 +149,10 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 			return req, nil, true
 		}
 		return req, body, false
+	}
+	if isNull(id) { // an unknown method without an id is a notification too
+		w.WriteHeader(http.StatusAccepted)
+		return req, nil, true
 	}
 	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(req.method))
 	return req, nil, true
@@ -238,10 +243,14 @@ type idRestorer struct {
 }
 
 // newIDRestorer returns a restorer for a request whose id the SDK would
-// alter; false for any other id (a string, an integer within 2^53), and
-// for an id the hub cannot write either (1e400).
+// alter or take for a notification's (none, or null); false for any other
+// id (a string, an integer within 2^53), and for an id the hub cannot
+// write either (1e400).
 func newIDRestorer(w http.ResponseWriter, id json.RawMessage) (*idRestorer, bool) {
-	if _, ok := exactID(id); ok || (len(id) > 0 && id[0] == '"') {
+	if isNull(id) {
+		return &idRestorer{ResponseWriter: w, id: []byte("null")}, true
+	}
+	if _, ok := exactID(id); ok || id[0] == '"' {
 		return nil, false
 	}
 	shown, err := pyjson.Compact(id)

@@ -26,7 +26,6 @@ func TestMCPEnvelope(t *testing.T) {
 		{"not an object", `"ping"`, 200, `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}`},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, ``},
 		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/whatever"}`, 202, ``},
-		{"request without id", `{"jsonrpc":"2.0","method":"tools/list"}`, 202, ``},
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"bogus"}`, 202, ``},
 		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, 200, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Unknown method: resources/list"}}`},
 		{"integer method", `{"jsonrpc":"2.0","id":"a","method":5}`, 200, `{"jsonrpc": "2.0", "id": "a", "error": {"code": -32601, "message": "Unknown method: expected a string, got int"}}`},
@@ -196,5 +195,31 @@ func TestMCPPingAndListIgnoreParams(t *testing.T) {
 		if r.Error != nil || json.Unmarshal(r.Result, &list) != nil || len(list.Tools) != len(catalog()) {
 			t.Errorf("tools/list %s: %s %+v", params, r.Result, r.Error)
 		}
+	}
+}
+
+// TestMCPRequestWithoutID: the hub treats only notifications/* methods
+// and unknown methods without an id as notifications; any other request
+// without an id (or with a null one) runs and is answered with id null, so
+// a write sent that way is stored, not dropped.
+func TestMCPRequestWithoutID(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for i, env := range []string{`"jsonrpc":"2.0"`, `"jsonrpc":"2.0","id":null`} {
+		status, _, out := h.post(`{` + env + `,"method":"tools/call","params":{"name":"mempalace_event_append",` +
+			`"arguments":{"type":"note","stream":"s","room":"r","from_agent":"a"}}}`)
+		var r rpcReply
+		if status != http.StatusOK || json.Unmarshal(out, &r) != nil || string(r.ID) != "null" || r.payload(t)["success"] != true {
+			t.Fatalf("%s: %d %s", env, status, out)
+		}
+		if got := h.call(toolEventList, `{}`).payload(t)["count"]; got != json.Number(strconv.Itoa(i+1)) {
+			t.Fatalf("%s: %v events stored, want %d", env, got, i+1)
+		}
+	}
+	if status, _, out := h.post(`{"jsonrpc":"2.0","method":"ping"}`); status != http.StatusOK || string(out) != `{"jsonrpc":"2.0","id":null,"result":{}}` {
+		t.Fatalf("ping without id: %d %s", status, out)
+	}
+	want := `{"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "Unknown tool: nope"}}`
+	if status, _, out := h.post(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"nope"}}`); status != http.StatusOK || string(out) != want {
+		t.Fatalf("unknown tool without id: %d %s", status, out)
 	}
 }
