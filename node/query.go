@@ -3,6 +3,7 @@ package node
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
@@ -29,11 +30,12 @@ func parseQuery(raw string) query {
 
 // unquotePlus decodes like Python's urllib.parse.unquote_plus: '+' is a
 // space, valid %XX escapes are decoded, invalid ones are kept as they
-// are, and bytes that are not UTF-8 become U+FFFD.
+// are, and bytes that are not UTF-8 become U+FFFD as errors="replace"
+// makes them (pyReplaceInvalid).
 func unquotePlus(s string) string {
 	s = strings.ReplaceAll(s, "+", " ")
 	if !strings.Contains(s, "%") {
-		return strings.ToValidUTF8(s, "\uFFFD") // raw bytes that are not UTF-8, as escaped ones
+		return pyReplaceInvalid(s) // raw bytes that are not UTF-8, as escaped ones
 	}
 	var b []byte
 	for i := 0; i < len(s); i++ {
@@ -44,7 +46,60 @@ func unquotePlus(s string) string {
 		}
 		b = append(b, s[i])
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	return pyReplaceInvalid(string(b))
+}
+
+// pyReplaceInvalid is Python's bytes.decode("utf-8", "replace"): one
+// U+FFFD for each maximal ill-formed subsequence (a lead byte and the
+// continuation bytes that could still have completed it), where
+// strings.ToValidUTF8 would write one for a whole run of bad bytes.
+func pyReplaceInvalid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		b.WriteRune(utf8.RuneError)
+		i += illFormedLen(s[i:])
+	}
+	return b.String()
+}
+
+// illFormedLen is the length of the maximal ill-formed subsequence at the
+// start of s, which does not start with a valid UTF-8 sequence: its lead
+// byte and the continuation bytes, in the ranges that byte allows, that
+// follow it.
+func illFormedLen(s string) int {
+	lo, hi := byte(0x80), byte(0xBF) // the range of the next byte
+	var n int                        // the length the lead byte announces
+	switch c := s[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		n = 2
+	case c == 0xE0:
+		n, lo = 3, 0xA0
+	case c == 0xED:
+		n, hi = 3, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		n = 3
+	case c == 0xF0:
+		n, lo = 4, 0x90
+	case c == 0xF4:
+		n, hi = 4, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		n = 4
+	default:
+		return 1
+	}
+	i := 1
+	for ; i < n && i < len(s) && s[i] >= lo && s[i] <= hi; i++ {
+		lo, hi = 0x80, 0xBF
+	}
+	return i
 }
 
 func ishex(c byte) bool {

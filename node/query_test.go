@@ -20,6 +20,11 @@ func TestParseQuery_PythonParseQsl(t *testing.T) {
 		{"to_agent=pi%40laptop+x", query{"to_agent": "pi@laptop x"}},
 		{"k%3D=v%26w", query{"k=": "v&w"}},
 		{"s=%E2%9C%93&t=%FF", query{"s": "✓", "t": "\uFFFD"}},
+		// Bytes that are not UTF-8 decode as Python's errors="replace"
+		// does: one U+FFFD per maximal ill-formed subsequence.
+		{"a=%FF%FF&b=%E2%82&c=%E2%82%E2%82A&d=%ED%A0%80&e=%F0%9F%98&f=%C0%AF&g=%F4%90%80%80",
+			query{"a": "\uFFFD\uFFFD", "b": "\uFFFD", "c": "\uFFFD\uFFFDA", "d": "\uFFFD\uFFFD\uFFFD", "e": "\uFFFD",
+				"f": "\uFFFD\uFFFD", "g": "\uFFFD\uFFFD\uFFFD\uFFFD"}},
 	}
 	for _, tc := range tests {
 		if got := parseQuery(tc.raw); !reflect.DeepEqual(got, tc.want) {
