@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"strings"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -194,10 +193,10 @@ func pyIntArg(v any) (any, bool) {
 }
 
 // pyParseInt parses a string as Python's int(str) does for decimal text:
-// surrounding whitespace (what str.isspace() calls whitespace), an
-// optional sign, ASCII digits with single underscores between them.
+// surrounding whitespace, an optional sign, decimal digits of any script
+// (pyIntText) with single underscores between them.
 func pyParseInt(s string) (any, bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
+	s = pyIntText(s)
 	sign := ""
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		if s[0] == '-' {

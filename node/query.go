@@ -3,6 +3,7 @@ package node
 import (
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/lsnode/lsnode/store"
@@ -154,10 +155,10 @@ func (q query) intParam(key string, def int64) (int64, error) {
 }
 
 // pyInt parses s as Python's int(s): surrounding whitespace, an optional
-// sign, decimal digits with single underscores between them. The error
-// text is Python's ValueError text.
+// sign, decimal digits (of any script, pyIntText) with single underscores
+// between them. The error text is Python's ValueError text.
 func pyInt(s string) (int64, error) {
-	t := strings.TrimSpace(s)
+	t := pyIntText(s)
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
 		neg = t[0] == '-'
@@ -189,4 +190,27 @@ func pyInt(s string) (int64, error) {
 		n = -n
 	}
 	return n, nil
+}
+
+// pyIntText is s as Python's int() reads it before parsing: Unicode
+// whitespace trimmed from both ends, and each decimal digit of any script
+// (Unicode category Nd, such as '١' or '１') turned into its ASCII digit.
+func pyIntText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf || !unicode.IsDigit(r) {
+			return r
+		}
+		return '0' + digitValue(r)
+	}, strings.TrimSpace(s))
+}
+
+// digitValue is the value of a decimal digit. Unicode encodes each
+// script's digits 0 to 9 in one contiguous run (some runs back to back),
+// so it is the digit's distance from the start of its run, modulo 10.
+func digitValue(r rune) rune {
+	start := r
+	for unicode.IsDigit(start - 1) {
+		start--
+	}
+	return (r - start) % 10
 }
