@@ -22,7 +22,7 @@ type httpMetrics struct {
 	longPolling prometheus.Gauge
 	// clientRefused counts per-client cap refusals, by limit (streams, waits).
 	clientRefused *prometheus.CounterVec
-	ready         prometheus.Gauge // outcome of the last /readyz
+	ready         prometheus.Gauge // outcome of the last /readyz at the configured thresholds
 }
 
 // newRegistry returns a registry with the Go runtime and process

@@ -49,7 +49,8 @@ func (c readyCheck) ok() bool {
 }
 
 // handleReadyz answers 200 when every threshold holds and 503 otherwise,
-// with a JSON body naming each check and the ones that failed.
+// with a JSON body naming each check and the ones that failed. Only a
+// check at the configured thresholds sets lsnode_node_ready.
 func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	th, err := readyThresholds(s.cfg.Readiness, r)
 	if err != nil {
@@ -74,7 +75,9 @@ func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 			{Key: "threshold", Value: c.threshold}, {Key: "ok", Value: c.ok()},
 		})
 	}
-	s.metrics.ready.Set(boolGauge(ready))
+	if th == s.cfg.Readiness { // a caller's own thresholds answer only that caller
+		s.metrics.ready.Set(boolGauge(ready))
+	}
 	code := http.StatusOK
 	if !ready {
 		code = http.StatusServiceUnavailable

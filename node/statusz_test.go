@@ -187,3 +187,19 @@ func TestStatusz_CatchUp(t *testing.T) {
 		t.Fatalf("catch_up row %v, want %v", got, want)
 	}
 }
+
+// TestReadyz_OverridesLeaveTheGauge: a caller's own thresholds (any client:
+// /readyz needs no token) answer that caller, but lsnode_node_ready, which
+// the LsnodeNotReady alert watches, reports the node's configured ones.
+func TestReadyz_OverridesLeaveTheGauge(t *testing.T) {
+	n := htStart(t, nil)
+	if r := htGet(t, n, "/readyz", ""); r.status != 200 || htMetric(t, n, "lsnode_node_ready") != 1 {
+		t.Fatalf("configured thresholds: %d %s, gauge %v", r.status, r.body, htMetric(t, n, "lsnode_node_ready"))
+	}
+	if r := htGet(t, n, "/readyz?min_alive_peers=5", ""); r.status != 503 {
+		t.Fatalf("stricter override: %d %s", r.status, r.body)
+	}
+	if got := htMetric(t, n, "lsnode_node_ready"); got != 1 {
+		t.Fatalf("gauge %v after an override check, want 1 (the node meets its own thresholds)", got)
+	}
+}
