@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -83,8 +85,21 @@ func (t *mcpTools) call(ctx context.Context, spec *toolSpec, raw json.RawMessage
 		}
 		return nil, outcomeInvalid, err
 	}
-	payload, err := spec.run(t, ctx, a)
+	payload, err := t.runTool(ctx, spec, a)
 	return t.settle(spec, payload, err)
+}
+
+// runTool runs a tool whose arguments passed prepare. A panic becomes an
+// error, which settle answers as the hub answers any unforeseen handler
+// failure (-32000), rather than a dropped connection or a bare 500.
+func (t *mcpTools) runTool(ctx context.Context, spec *toolSpec, a *callArgs) (payload any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.logger.Error("mcp tool panicked", "tool", spec.name, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return spec.run(t, ctx, a)
 }
 
 // settle is the one place where a tool's outcome becomes what the client

@@ -70,12 +70,19 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
-	if restore, ok := newIDRestorer(w, req.env.get("id")); ok {
-		defer restore.finish()
-		w = restore
-		forward = withMember(forward, "id", json.RawMessage(placeholderID))
-		req.env, _ = objectMembers(forward) // the JSON encoding/json just wrote
+	restore, ok := newIDRestorer(w, req.env.get("id"))
+	if !ok {
+		c.dispatch(w, r, req, body, forward)
+		return
 	}
+	forward = withMember(forward, "id", json.RawMessage(placeholderID))
+	req.env, _ = objectMembers(forward) // the JSON encoding/json just wrote
+	c.dispatch(restore, r, req, body, forward)
+	restore.finish() // not deferred: after a panic nothing is sent, and the node's recovery answers
+}
+
+// dispatch answers a screened request, by the fast path or the SDK.
+func (c *mcpCompat) dispatch(w http.ResponseWriter, r *http.Request, req rpcRequest, body, forward []byte) {
 	if call, ok := c.fast.accept(r, req, body); ok {
 		c.fast.serve(w, r, call)
 		return

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -82,4 +83,20 @@ func TestMCPCallMetrics(t *testing.T) {
 		}
 	}
 	t.Fatal("lsnode_mcp_call_duration_seconds did not observe the three calls")
+}
+
+// TestMCPToolPanicIsInternalToolError: a tool that fails in an unforeseen
+// way (here a store method the fake lacks) answers the hub's -32000
+// "Internal tool error" like any other handler failure, instead of the
+// connection dropping.
+func TestMCPToolPanicIsInternalToolError(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{Store: &faultyLog{}})
+	for _, id := range []string{`7`, `1.5`} {
+		status, _, out := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"mempalace_event_list","arguments":{}}}`)
+		var r rpcReply
+		if status != 200 || json.Unmarshal(out, &r) != nil || string(r.ID) != id || r.Error == nil ||
+			r.Error.Code != -32000 || r.Error.Message != "Internal tool error" {
+			t.Fatalf("id %s: %d %s", id, status, out)
+		}
+	}
 }
