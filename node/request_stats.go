@@ -176,7 +176,7 @@ func (c *clientRecord) payload() pyjson.Object {
 		{Key: "host", Value: c.ident.host},
 		{Key: "user_agent", Value: cutRunes(c.ident.userAgent, clientTextLimit)},
 		{Key: "tailscale_user", Value: cutRunes(c.ident.tailnetUser, clientTextLimit)},
-		{Key: "last_seen", Value: c.lastSeen.Local().Format("2006-01-02T15:04:05.000000")},
+		{Key: "last_seen", Value: pyLocalISO(c.lastSeen)},
 		{Key: "request_count", Value: c.requests},
 		{Key: "last_method", Value: c.lastMethod},
 		{Key: "last_path", Value: c.lastPath},

@@ -6,12 +6,20 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"time"
 
 	"github.com/lsnode/lsnode/store/pyjson"
 )
 
-// pyLocalLayout is Python's datetime.now().isoformat(): local time, no zone.
-const pyLocalLayout = "2006-01-02T15:04:05.000000"
+// pyLocalISO is t as Python's datetime.now().isoformat() writes it: local
+// time, no zone, and microseconds unless they are zero.
+func pyLocalISO(t time.Time) string {
+	t = t.Local()
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return t.Format("2006-01-02T15:04:05.000000")
+}
 
 // handleStatusz serves GET /statusz: the Python hub's keys (ok, server,
 // palace, writer, requests, clients) where they make sense for lsnode,
@@ -37,7 +45,7 @@ func (s *surface) handleStatusz(w http.ResponseWriter, r *http.Request) {
 			{Key: "scheme", Value: s.scheme},
 			{Key: "bind_host", Value: s.bindHost},
 			{Key: "port", Value: s.port},
-			{Key: "started_at", Value: s.started.Local().Format(pyLocalLayout)},
+			{Key: "started_at", Value: pyLocalISO(s.started)},
 			{Key: "uptime_seconds", Value: uptime},
 		}},
 		{Key: "palace", Value: pyjson.Object{

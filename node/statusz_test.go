@@ -203,3 +203,19 @@ func TestReadyz_OverridesLeaveTheGauge(t *testing.T) {
 		t.Fatalf("gauge %v after an override check, want 1 (the node meets its own thresholds)", got)
 	}
 }
+
+// TestStatusz_WholeSecondTimes: Python's isoformat() leaves the fraction
+// out when the microseconds are zero, in started_at and last_seen alike.
+func TestStatusz_WholeSecondTimes(t *testing.T) {
+	start := time.Date(2026, 7, 2, 21, 0, 0, 0, time.UTC)
+	n := htStart(t, func(c *Config) { c.Wall = hlc.NewManualClock(start) })
+	htGet(t, n, "/healthz", "")
+	m := htJSON(t, htGet(t, n, "/statusz", ""))
+	want := start.Local().Format("2006-01-02T15:04:05")
+	if got := m["server"].(map[string]any)["started_at"]; got != want {
+		t.Errorf("started_at %v, want %s", got, want)
+	}
+	if got := m["clients"].(map[string]any)["recent"].([]any)[0].(map[string]any)["last_seen"]; got != want {
+		t.Errorf("last_seen %v, want %s", got, want)
+	}
+}
