@@ -35,7 +35,8 @@ const oldestProtocolVersion = "2024-11-05"
 //   - unknown methods are -32601 "Unknown method: <name>";
 //   - tools/call's envelope checks, in the hub's order and with its texts,
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
-//   - initialize without a protocol version negotiates 2024-11-05;
+//   - initialize reads only its protocol version: none negotiates
+//     2024-11-05, one that is not a string the newest;
 //   - ping and tools/list ignore their params;
 //   - a request without "jsonrpc": "2.0" is answered as if it had it;
 //   - the answer carries the request's id as Python decoded it, also
@@ -141,7 +142,7 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 	}
 	switch req.method {
 	case "initialize":
-		return req, withDefaultVersion(req.env, body), false
+		return req, withOnlyVersion(req.env), false
 	case "ping", "tools/list":
 		if req.env.get("params") != nil { // the hub reads none; the SDK refuses some
 			body = withMember(body, "params", nil)
@@ -290,21 +291,32 @@ func (w *idRestorer) finish() {
 	_, _ = w.ResponseWriter.Write(body)
 }
 
-// withDefaultVersion adds protocolVersion 2024-11-05 to an initialize
-// that has none, which the hub then echoes back.
-func withDefaultVersion(env members, body []byte) []byte {
-	params := map[string]json.RawMessage{}
+// withOnlyVersion is an initialize request whose params hold only the
+// protocol version, which is all the hub reads of them: the client's when
+// it is a string (the SDK negotiates it), the newest supported when it is
+// anything else, 2024-11-05 when there is none. Capabilities or client
+// info the SDK could not decode therefore never fail an initialize.
+func withOnlyVersion(env members) []byte {
+	var params members
 	if isObject(env.get("params")) {
-		_ = json.Unmarshal(env.get("params"), &params) // a valid JSON object always decodes
+		params, _ = validMembers(env.get("params")) // a member of a valid body
 	}
-	if params["protocolVersion"] != nil {
-		return body
+	version := json.RawMessage(`"` + oldestProtocolVersion + `"`)
+	if v := params.get("protocolVersion"); v != nil {
+		version = v
+		if s, _ := jsonValue(v); !isStringValue(s) {
+			version = json.RawMessage(`"` + protocolVersions[0] + `"`)
+		}
 	}
-	params["protocolVersion"] = json.RawMessage(`"` + oldestProtocolVersion + `"`)
 	out := env.asMap()
-	out["params"], _ = json.Marshal(params) // raw JSON values always encode
+	out["params"], _ = json.Marshal(map[string]json.RawMessage{"protocolVersion": version}) // raw JSON values always encode
 	data, _ := json.Marshal(out)
 	return data
+}
+
+func isStringValue(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
 func isObject(raw []byte) bool {

@@ -223,3 +223,24 @@ func TestMCPRequestWithoutID(t *testing.T) {
 		t.Fatalf("unknown tool without id: %d %s", status, out)
 	}
 }
+
+// TestMCPInitializeReadsOnlyTheVersion: the hub's initialize reads
+// params.protocolVersion and nothing else, so odd capabilities or
+// clientInfo never fail it, and a version that is not a supported string
+// negotiates the newest.
+func TestMCPInitializeReadsOnlyTheVersion(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{Version: "1.2.3"})
+	for params, version := range map[string]string{
+		`{"protocolVersion":5}`:                                "2025-11-25",
+		`{"protocolVersion":["2025-06-18"]}`:                   "2025-11-25",
+		`{"capabilities":"x","protocolVersion":"2025-06-18"}`:  "2025-06-18",
+		`{"clientInfo":5,"protocolVersion":"2025-03-26"}`:      "2025-03-26",
+		`{"clientInfo":{"name":5},"capabilities":{"roots":1}}`: "2024-11-05",
+	} {
+		r := h.rpc("initialize", params)
+		want := `{"capabilities":{"tools":{}},"protocolVersion":"` + version + `","serverInfo":{"name":"mempalace","version":"1.2.3"}}`
+		if r.Error != nil || string(r.Result) != want {
+			t.Errorf("initialize %s: %s %+v\nwant %s", params, r.Result, r.Error, want)
+		}
+	}
+}
