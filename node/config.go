@@ -101,8 +101,9 @@ type Config struct {
 	// MaxRequestBytes caps a POST /mcp body; larger gets 413 with the
 	// JSON-RPC "Request too large" error. Default 16 MiB.
 	MaxRequestBytes int64
-	// MaxLongPoll caps wait_ms of /logstream/events and bounds the write
-	// deadline of POST /mcp (event_wait). Default 300 s.
+	// MaxLongPoll caps wait_ms of /logstream/events and timeout_ms of
+	// mempalace_event_wait, and bounds the write deadline of POST /mcp.
+	// Default 300 s (the hub's clamp of timeout_ms).
 	MaxLongPoll time.Duration
 	// WriteTimeout bounds writing a non-streaming response. Default 60 s.
 	// SSE is exempt; long polls get MaxLongPoll on top.

@@ -46,6 +46,9 @@ type MCPOptions struct {
 	// Drain, when cancelled, ends every event_wait early with a timed-out
 	// answer (node shutdown). nil never drains.
 	Drain context.Context
+	// MaxWait bounds an event_wait: a longer timeout_ms times out at
+	// MaxWait. 0 keeps the hub's clamp of 300 s.
+	MaxWait time.Duration
 	// Version is serverInfo.version in the initialize answer. Default "dev".
 	Version string
 	// MaxRequestBytes bounds a request body. Default 16 MiB, the hub's
@@ -103,7 +106,7 @@ func NewMCPHandler(opts MCPOptions) http.Handler {
 	}
 	tools := &mcpTools{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,
-		logger: logger.With("component", "mcp"), metrics: newMCPMetrics(opts.Metrics),
+		maxWait: opts.MaxWait, logger: logger.With("component", "mcp"), metrics: newMCPMetrics(opts.Metrics),
 	}
 	// The SDK logs every stateless request's session start and end at
 	// INFO; only its warnings and errors reach the node's log.

@@ -40,6 +40,7 @@ type mcpTools struct {
 	// requireIdentity refuses calls without a caller identity (scope_tools.go).
 	requireIdentity bool
 	drain           context.Context // nil: never drains
+	maxWait         time.Duration   // bounds an event_wait; 0: the hub's clamp only
 	logger          *slog.Logger
 	metrics         *mcpMetrics
 }

@@ -134,6 +134,9 @@ func (t *mcpTools) eventList(ctx context.Context, a *callArgs) (any, error) {
 func (t *mcpTools) eventWait(ctx context.Context, a *callArgs) (any, error) {
 	c := newChecker(a)
 	timeout := time.Duration(c.timeoutMS("timeout_ms")) * time.Millisecond // checked first, as the hub does
+	if t.maxWait > 0 {
+		timeout = min(timeout, t.maxWait)
+	}
 	f := filter(c)
 	f.SinceCreatedAt = c.sinceCreatedAt("since_created_at")
 	f.Limit = c.limit("limit")

@@ -154,3 +154,16 @@ func callCount(t testing.TB, h *mcpHarness, tool, result string) float64 {
 	}
 	return 0
 }
+
+// TestMCPWaitWithinMaxLongPoll: a node whose MaxLongPoll is below the
+// hub's 300 s clamp ends an event_wait at MaxLongPoll with a timed-out
+// answer, instead of waiting past the write deadline it set from
+// MaxLongPoll and dropping the connection.
+func TestMCPWaitWithinMaxLongPoll(t *testing.T) {
+	n := htStart(t, func(c *Config) { c.MaxLongPoll = 100 * time.Millisecond; c.WriteTimeout = 2 * time.Second })
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_wait","arguments":{"to_agent":"nobody","timeout_ms":5000}}}`
+	r := htDo(t, n, htReq{method: "POST", path: "/mcp", body: body})
+	if r.status != 200 || !strings.Contains(r.body, `\"timed_out\": true`) {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+}

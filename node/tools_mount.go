@@ -25,6 +25,7 @@ func (n *Node) newMCPHandler(st MCPStore) http.Handler {
 			return n.surface.PeersPayload(ctx), nil
 		},
 		Drain:           n.drain,
+		MaxWait:         n.cfg.MaxLongPoll, // within the write deadline mcpMount sets
 		Version:         n.cfg.Version,
 		MaxRequestBytes: n.cfg.MaxRequestBytes,
 		Logger:          n.log,
