@@ -136,8 +136,8 @@ func (c *mcpCompat) screen(w http.ResponseWriter, body []byte) (req rpcRequest, 
 		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
 		return req, nil, true
 	}
-	if !isString(req.env.get("jsonrpc"), "2.0") {
-		body = withVersionTag(req.env)
+	if !isString(req.env.get("jsonrpc"), "2.0") { // the hub never reads it; the SDK requires it
+		body = withMember(body, "jsonrpc", json.RawMessage(`"2.0"`))
 		req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
 	}
 	switch req.method {
@@ -211,15 +211,6 @@ func pyTypeName(v any) string {
 		return "dict"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// withVersionTag is the request with "jsonrpc": "2.0", which the hub
-// never checks and the SDK requires.
-func withVersionTag(env members) []byte {
-	out := env.asMap()
-	out["jsonrpc"] = json.RawMessage(`"2.0"`)
-	data, _ := json.Marshal(out) // raw JSON values always encode
-	return data
 }
 
 // withMember is the JSON object body with key set to value, or without
