@@ -71,9 +71,10 @@ func (t *mcpTools) eventAck(ctx context.Context, a *callArgs) (any, error) {
 		return nil, cmp.Or(err, toolFailure(fmt.Sprintf("event %s not found", rules.Repr(id))))
 	}
 	in := store.AckInput{EventID: id}
-	// An empty topic keeps the target's, as an absent one does (the hub
-	// would clear it; the store's AckInput cannot say so).
+	// An absent or null topic copies the target's; an empty one leaves
+	// the ack without one, as the hub's "topic if topic is not None" does.
 	in.Topic = c.routing("topic", false)
+	in.ClearTopic = c.a.get("topic") == ""
 	in.FromAgent = c.routing("from_agent", true)
 	in.Status = c.status("status")
 	in.Body = c.body("body")

@@ -170,3 +170,29 @@ func TestMCPCursorResume(t *testing.T) {
 		t.Fatalf("unheld since_event_id: %v", p)
 	}
 }
+
+// TestMCPAckTopic: an ack copies its target's topic when the argument is
+// absent or null, and has none when it is empty, as the hub's "topic if
+// topic is not None else the target's" gives.
+func TestMCPAckTopic(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	target := h.appendEvent(`{"type":"task.request","stream":"s","room":"r","topic":"t1","from_agent":"a","to_agent":"b"}`)
+	for _, tc := range []struct {
+		topic string // the topic member, "" for none
+		want  any
+	}{
+		{"", "t1"},
+		{`,"topic":null`, "t1"},
+		{`,"topic":""`, nil},
+		{`,"topic":" x "`, "x"},
+	} {
+		p := h.call(toolEventAck, `{"event_id":"`+target["id"].(string)+`","from_agent":"b"`+tc.topic+`}`).payload(t)
+		ev, ok := p["event"].(map[string]any)
+		if p["success"] != true || !ok {
+			t.Fatalf("ack with %q: %v", tc.topic, p)
+		}
+		if ev["topic"] != tc.want {
+			t.Errorf("ack with %q: topic %v, want %v", tc.topic, ev["topic"], tc.want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func (s *Store) Ack(ctx context.Context, in AckInput) (Written, error) {
 		return Written{}, err
 	}
 	topic := in.Topic
-	if topic == "" {
+	if topic == "" && !in.ClearTopic {
 		topic = target.Topic
 	}
 	corr := target.CorrelationID

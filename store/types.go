@@ -106,11 +106,14 @@ type AppendInput struct {
 
 // AckInput acknowledges a target event by appending an event.ack.
 type AckInput struct {
-	EventID        string
-	FromAgent      string
-	Status         string
-	Body           string
+	EventID   string
+	FromAgent string
+	Status    string
+	Body      string
+	// Topic is the ack's topic; "" copies the target's unless ClearTopic
+	// is set (the hub's explicit empty topic, which leaves the ack none).
 	Topic          string
+	ClearTopic     bool
 	IdempotencyKey string
 }
 

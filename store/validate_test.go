@@ -162,6 +162,13 @@ func TestAck_Shape(t *testing.T) {
 	if w2.Event.Topic != "other" || w2.Event.Status != "" {
 		t.Errorf("explicit topic / null status not kept: %+v", w2.Event)
 	}
+	cleared, err := s.Ack(ctx, AckInput{EventID: target.ID, FromAgent: "b@2", ClearTopic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleared.Event.Topic != "" {
+		t.Errorf("ack with the topic cleared has topic %q", cleared.Event.Topic)
+	}
 	withCorr := mustAppend(t, s, AppendInput{Type: "q", Stream: "s", Room: "r", FromAgent: "a@1", ToAgent: "b@2", CorrelationID: "thread-1"})
 	w3, err := s.Ack(ctx, AckInput{EventID: withCorr.ID, FromAgent: "b@2"})
 	if err != nil {
