@@ -43,7 +43,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	scfg.MaxClockOffset, scfg.Logger, scfg.Wall, scfg.Metrics = n.cfg.MaxClockOffset, n.log, n.wall, n.reg
 	scfg.Integrity = n.integrity
 	scfg.MaxMessageBytes, scfg.HandshakeTimeout = n.cfg.GRPCMaxMessageBytes, n.cfg.GRPCHandshakeTimeout
-	scfg.MaxStreamsPerConn = uint32(n.cfg.GRPCMaxStreamsPerConn)
+	scfg.MaxStreamsPerConn, scfg.MaxInboundSessions = uint32(n.cfg.GRPCMaxStreamsPerConn), n.cfg.GRPCMaxSessions
 	serverOpts, err := n.replicationTLS(&scfg)
 	if err != nil {
 		return err

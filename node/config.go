@@ -161,6 +161,9 @@ type Config struct {
 	// GRPCMaxStreamsPerConn caps the concurrent streams of one inbound
 	// replication connection (a session is one stream). Default 16.
 	GRPCMaxStreamsPerConn int
+	// GRPCMaxSessions caps the inbound replication sessions served at
+	// once; one more is refused and its dialer retries. Default 128.
+	GRPCMaxSessions int
 	// GRPCHandshakeTimeout closes an inbound replication connection that
 	// has not finished its setup (TLS, HTTP/2 preface) in time. Default
 	// 10 s.
@@ -219,6 +222,7 @@ func DefaultConfig() Config {
 	return Config{
 		GRPCMaxMessageBytes:   repl.MaxMessageBytes,
 		GRPCMaxStreamsPerConn: int(repl.MaxStreamsPerConn),
+		GRPCMaxSessions:       repl.MaxInboundSessions,
 		GRPCHandshakeTimeout:  repl.HandshakeTimeout,
 		DataDir:               DefaultDataDir,
 		HTTPAddr:              DefaultHTTPAddr,
@@ -304,6 +308,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--grpc-max-message-bytes must be at least %d (a batch plus the largest artifact)", MinGRPCMessageBytes)
 	case c.GRPCMaxStreamsPerConn < 1 || c.GRPCMaxStreamsPerConn > 1<<16:
 		return errors.New("--grpc-max-streams-per-conn must be 1..65536")
+	case c.GRPCMaxSessions < 1:
+		return errors.New("--grpc-max-sessions must be at least 1")
 	case c.GRPCHandshakeTimeout <= 0:
 		return errors.New("--grpc-handshake-timeout must be positive")
 	case c.RejoinInterval < 0:

@@ -14,7 +14,7 @@ type limitFlags struct {
 	readHeaderTimeout, readTimeout, idleTimeout, writeTimeout, maxLongPoll *time.Duration
 	maxRequestBytes                                                        *int64
 	maxHeaderBytes, maxPageBytes, streamsPerClient, waitsPerClient         *int
-	grpcMaxMessage, grpcMaxStreams                                         *int
+	grpcMaxMessage, grpcMaxStreams, grpcMaxSessions                        *int
 	grpcHandshake                                                          *time.Duration
 }
 
@@ -30,7 +30,7 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 		writeTimeout: fs.Duration("http-write-timeout", envDuration(def.WriteTimeout, "LSNODE_HTTP_WRITE_TIMEOUT"),
 			"bound on writing a response, and on each SSE write; long polls get --max-long-poll on top (env LSNODE_HTTP_WRITE_TIMEOUT)"),
 		maxLongPoll: fs.Duration("max-long-poll", envDuration(def.MaxLongPoll, "LSNODE_MAX_LONG_POLL"),
-			"longest wait of /logstream/events wait_ms (event_wait's own cap is the hub's 300000 ms) (env LSNODE_MAX_LONG_POLL)"),
+			"longest wait of /logstream/events wait_ms and of event_wait, whose own cap is the hub's 300000 ms (env LSNODE_MAX_LONG_POLL)"),
 		maxRequestBytes: fs.Int64("max-request-bytes", envInt64(def.MaxRequestBytes, "LSNODE_MAX_REQUEST_BYTES"),
 			"largest POST /mcp body; larger gets 413 (env LSNODE_MAX_REQUEST_BYTES)"),
 		maxHeaderBytes: fs.Int("max-header-bytes", int(envInt64(int64(def.MaxHeaderBytes), "LSNODE_MAX_HEADER_BYTES")),
@@ -45,6 +45,8 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 			"largest replication message, both ways; the same on every node (env LSNODE_GRPC_MAX_MESSAGE_BYTES)"),
 		grpcMaxStreams: fs.Int("grpc-max-streams-per-conn", int(envInt64(int64(def.GRPCMaxStreamsPerConn), "LSNODE_GRPC_MAX_STREAMS_PER_CONN")),
 			"concurrent streams of one inbound replication connection (env LSNODE_GRPC_MAX_STREAMS_PER_CONN)"),
+		grpcMaxSessions: fs.Int("grpc-max-sessions", int(envInt64(int64(def.GRPCMaxSessions), "LSNODE_GRPC_MAX_SESSIONS")),
+			"inbound replication sessions served at once, over all connections; one more is refused and its dialer retries (env LSNODE_GRPC_MAX_SESSIONS)"),
 		grpcHandshake: fs.Duration("grpc-handshake-timeout", envDuration(def.GRPCHandshakeTimeout, "LSNODE_GRPC_HANDSHAKE_TIMEOUT"),
 			"an inbound replication connection that has not finished its setup by then is closed (env LSNODE_GRPC_HANDSHAKE_TIMEOUT)"),
 	}
@@ -58,6 +60,7 @@ func (f *limitFlags) apply(cfg *node.Config) {
 	cfg.MaxHeaderBytes, cfg.MaxStreamsPerClient, cfg.MaxWaitsPerClient = *f.maxHeaderBytes, *f.streamsPerClient, *f.waitsPerClient
 	cfg.MaxPageBytes = *f.maxPageBytes
 	cfg.GRPCMaxMessageBytes, cfg.GRPCMaxStreamsPerConn, cfg.GRPCHandshakeTimeout = *f.grpcMaxMessage, *f.grpcMaxStreams, *f.grpcHandshake
+	cfg.GRPCMaxSessions = *f.grpcMaxSessions
 }
 
 // envInt64 reads the first set variable of names as an integer; unset or

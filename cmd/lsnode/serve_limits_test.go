@@ -32,17 +32,18 @@ func TestServeLimitFlags(t *testing.T) {
 		def.MaxRequestBytes != want.MaxRequestBytes || def.MaxHeaderBytes != want.MaxHeaderBytes || def.MaxPageBytes != want.MaxPageBytes ||
 		def.MaxStreamsPerClient != want.MaxStreamsPerClient || def.MaxWaitsPerClient != want.MaxWaitsPerClient ||
 		def.GRPCMaxMessageBytes != want.GRPCMaxMessageBytes || def.GRPCMaxStreamsPerConn != want.GRPCMaxStreamsPerConn ||
-		def.GRPCHandshakeTimeout != want.GRPCHandshakeTimeout {
+		def.GRPCHandshakeTimeout != want.GRPCHandshakeTimeout || def.GRPCMaxSessions != want.GRPCMaxSessions {
 		t.Fatalf("defaults differ from node.DefaultConfig: %+v", def)
 	}
 	cfg := serveConfig(t, "--http-read-header-timeout=3s", "--http-read-timeout=7s", "--http-idle-timeout=11s",
 		"--http-write-timeout=13s", "--max-long-poll=17s", "--max-request-bytes=1048576", "--max-header-bytes=8192",
 		"--max-page-bytes=2097152", "--max-streams-per-client=2", "--max-waits-per-client=5",
-		"--grpc-max-message-bytes=16777216", "--grpc-max-streams-per-conn=4", "--grpc-handshake-timeout=3s")
+		"--grpc-max-message-bytes=16777216", "--grpc-max-streams-per-conn=4", "--grpc-handshake-timeout=3s", "--grpc-max-sessions=9")
 	if cfg.ReadHeaderTimeout != 3*time.Second || cfg.ReadTimeout != 7*time.Second || cfg.IdleTimeout != 11*time.Second ||
 		cfg.WriteTimeout != 13*time.Second || cfg.MaxLongPoll != 17*time.Second || cfg.MaxRequestBytes != 1<<20 ||
 		cfg.MaxHeaderBytes != 8192 || cfg.MaxPageBytes != 2<<20 || cfg.MaxStreamsPerClient != 2 || cfg.MaxWaitsPerClient != 5 ||
-		cfg.GRPCMaxMessageBytes != 16<<20 || cfg.GRPCMaxStreamsPerConn != 4 || cfg.GRPCHandshakeTimeout != 3*time.Second {
+		cfg.GRPCMaxMessageBytes != 16<<20 || cfg.GRPCMaxStreamsPerConn != 4 || cfg.GRPCHandshakeTimeout != 3*time.Second ||
+		cfg.GRPCMaxSessions != 9 {
 		t.Fatalf("flags not applied: %+v", cfg)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -56,6 +57,7 @@ func TestServeLimitEnv(t *testing.T) {
 		"LSNODE_HTTP_WRITE_TIMEOUT": "8s", "LSNODE_MAX_LONG_POLL": "9s", "LSNODE_MAX_REQUEST_BYTES": "4096",
 		"LSNODE_MAX_HEADER_BYTES": "5000", "LSNODE_MAX_PAGE_BYTES": "3000000", "LSNODE_MAX_STREAMS_PER_CLIENT": "1", "LSNODE_MAX_WAITS_PER_CLIENT": "0",
 		"LSNODE_GRPC_MAX_MESSAGE_BYTES": "9000000", "LSNODE_GRPC_MAX_STREAMS_PER_CONN": "2", "LSNODE_GRPC_HANDSHAKE_TIMEOUT": "1s",
+		"LSNODE_GRPC_MAX_SESSIONS": "7",
 	} {
 		t.Setenv(k, v)
 	}
@@ -63,7 +65,8 @@ func TestServeLimitEnv(t *testing.T) {
 	if cfg.ReadHeaderTimeout != 2*time.Second || cfg.ReadTimeout != 4*time.Second || cfg.IdleTimeout != 6*time.Second ||
 		cfg.WriteTimeout != 8*time.Second || cfg.MaxLongPoll != 9*time.Second || cfg.MaxRequestBytes != 4096 ||
 		cfg.MaxHeaderBytes != 5000 || cfg.MaxPageBytes != 3000000 || cfg.MaxStreamsPerClient != 1 || cfg.MaxWaitsPerClient != 0 ||
-		cfg.GRPCMaxMessageBytes != 9000000 || cfg.GRPCMaxStreamsPerConn != 2 || cfg.GRPCHandshakeTimeout != time.Second {
+		cfg.GRPCMaxMessageBytes != 9000000 || cfg.GRPCMaxStreamsPerConn != 2 || cfg.GRPCHandshakeTimeout != time.Second ||
+		cfg.GRPCMaxSessions != 7 {
 		t.Fatalf("env not applied: %+v", cfg)
 	}
 	// A flag beats its variable.
@@ -86,6 +89,7 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 		{"--grpc-max-message-bytes=1048576"},
 		{"--grpc-max-streams-per-conn=0"},
 		{"--grpc-handshake-timeout=0s"},
+		{"--grpc-max-sessions=0"},
 	} {
 		if err := serveConfig(t, args...).Validate(); err == nil {
 			t.Errorf("%v accepted", args)
