@@ -17,13 +17,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the metrics table of README.md from the code")
 
-// assumedMetrics are metric names the deploy files use before the node
-// exports them, each with the work that adds it. A rule on such a name is
-// inert until then; the e2e docker test does not rely on one.
-var assumedMetrics = map[string]string{
-	"lsnode_node_ready": "readiness (/readyz) gauge, being added with /readyz",
-}
-
 // metric is one collector the node's code declares.
 type metric struct {
 	name, kind, help string
@@ -33,7 +26,7 @@ type metric struct {
 
 // TestMetrics_RulesUseExportedNames fails when an alert or recording rule
 // names a metric that no collector in the code declares (a rename that
-// would silence an alert), but for assumedMetrics.
+// would silence an alert).
 func TestMetrics_RulesUseExportedNames(t *testing.T) {
 	declared := declaredMetrics(t)
 	re := regexp.MustCompile(`\blsnode_[a-z0-9_]+`)
@@ -43,16 +36,7 @@ func TestMetrics_RulesUseExportedNames(t *testing.T) {
 			if _, ok := declared[base]; ok {
 				continue
 			}
-			if why, ok := assumedMetrics[base]; ok {
-				t.Logf("alert %s uses %s, not exported yet (%s)", r.Alert, base, why)
-				continue
-			}
 			t.Errorf("alert %s uses %s, which no collector in the code declares", r.Alert, name)
-		}
-	}
-	for name := range assumedMetrics {
-		if m, ok := declared[name]; ok {
-			t.Logf("%s is now declared (%s): drop it from assumedMetrics", name, m.file)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 		}, []string{"limit"}),
 		ready: f.NewGauge(prometheus.GaugeOpts{
 			Name: "lsnode_node_ready",
-			Help: "1 when the last /readyz check passed, 0 when it failed.",
+			Help: "1 when the last /readyz check at the configured thresholds passed, 0 when it failed (checks with query overrides leave it).",
 		}),
 	}
 }
