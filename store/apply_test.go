@@ -444,3 +444,30 @@ func TestApply_ConflictAgainAddsNothing(t *testing.T) {
 		t.Fatalf("the same conflict again stored rows: %v, then %v", before, after)
 	}
 }
+
+// TestApply_IllFormedExtensionIgnored: a Python hub stores whatever
+// metadata its clients send, "_lsnode" included. An op whose "_lsnode" is
+// not lsnode's extension is stored like any other, without context or
+// key, and its client metadata (ack_of) counts: refusing it would leave
+// lsnode nodes without an event every Python hub holds, and a node that
+// opened such a hub's file in place reads it the same way.
+func TestApply_IllFormedExtensionIgnored(t *testing.T) {
+	b, _ := openReplica(t, repB)
+	task := mustAppend(t, b, AppendInput{Type: "task.request", Stream: "s", Room: "r", FromAgent: "x", ToAgent: "y", Status: "open"})
+	if _, err := b.Ack(context.Background(), AckInput{EventID: task.ID, FromAgent: "y", Status: "applied"}); err != nil {
+		t.Fatal(err)
+	}
+	ops := allOps(t, b)[repB]
+	ops[1].Event.Metadata = []byte(`{"_lsnode": "set by a client", "ack_of": "` + task.ID + `"}`)
+	a, _ := openReplica(t, repA)
+	res := mustApply(t, a, Batch{Ops: ops})
+	if res.Applied != 2 || res.Quarantined != 0 {
+		t.Fatalf("apply: %s", fmtResult(res))
+	}
+	if owed := owedIDs(t, a, "y"); len(owed) != 0 {
+		t.Fatalf("y still owes %v after acking it", owed)
+	}
+	if p := partsOf([]byte(`{"_lsnode": [1], "ack_of": "evt_1"}`)); p.ackOf != "evt_1" || !p.ext.empty() {
+		t.Fatalf("partsOf with an ill-formed extension = %+v", p)
+	}
+}

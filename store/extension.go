@@ -28,7 +28,10 @@ type extension struct {
 func (x extension) empty() bool { return x.Ctx == nil && x.Idem == "" }
 
 // splitMetadata parses canonical metadata text into the client's part and
-// lsnode's extension.
+// lsnode's extension. A value under ExtensionKey that is not an extension
+// (a Python hub's client may send any) is left out of both and reads as
+// no extension, wherever the event was written: the event is stored and
+// indexed as any other, and every replica reads it the same way.
 func splitMetadata(raw json.RawMessage) (map[string]any, extension, error) {
 	var ext extension
 	obj := map[string]any{}
@@ -48,7 +51,7 @@ func splitMetadata(raw json.RawMessage) (map[string]any, extension, error) {
 		return nil, ext, fmt.Errorf("encode %s: %w", ExtensionKey, err)
 	}
 	if err := json.Unmarshal(b, &ext); err != nil {
-		return nil, ext, fmt.Errorf("%s is malformed: %w", ExtensionKey, err)
+		return obj, extension{}, nil
 	}
 	return obj, ext, nil
 }
