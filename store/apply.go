@@ -350,7 +350,21 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, createdAt(s.wall.Now()), originArg, seqArg, id
 		w.advanceSlot(origin, seq)
 	}
 	res.Quarantined++
-	s.metrics.quarantined.WithLabelValues(reason).Inc()
-	s.log.Warn("quarantined remote item", "reason", reason, "id", id, "origin", origin, "origin_seq", seq, "detail", why.Error())
+	w.quarantined = append(w.quarantined, quarantined{reason: reason, id: id, origin: origin, seq: seq, detail: why.Error()})
 	return nil
+}
+
+// quarantined is one item quarantined by a batch. It is counted and
+// logged once the batch commits, so that a batch run again (a savepoint
+// rerun) or rolled back reports nothing twice or for nothing.
+type quarantined struct {
+	reason, id, origin, detail string
+	seq                        int64
+}
+
+func (s *Store) reportQuarantined(w *writeTx) {
+	for _, q := range w.quarantined {
+		s.metrics.quarantined.WithLabelValues(q.reason).Inc()
+		s.log.Warn("quarantined remote item", "reason", q.reason, "id", q.id, "origin", q.origin, "origin_seq", q.seq, "detail", q.detail)
+	}
 }

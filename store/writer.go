@@ -33,15 +33,17 @@ type writeTx struct {
 	// The addressees of the events stored that may be owed, one per event
 	// (owedlag.go).
 	addressed []string
+	// quarantined are the items quarantined, reported once committed.
+	quarantined []quarantined
 }
 
 // requestMark is what a writeTx held before the current request, so that
 // a failed request's accounting is forgotten with its statements: the
 // rowids of events a savepoint undid are taken again by later events.
 type requestMark struct {
-	ops, addressed, stored int
-	lastRowid              int64
-	keyed                  bool
+	ops, addressed, stored, quarantined int
+	lastRowid                           int64
+	keyed                               bool
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -124,6 +126,7 @@ func (w *writeTx) rollbackRequest(m requestMark) {
 	}
 	w.ops = w.ops[:m.ops]
 	w.addressed = w.addressed[:m.addressed]
+	w.quarantined = w.quarantined[:m.quarantined]
 	w.stored, w.lastRowid, w.keyed = m.stored, m.lastRowid, m.keyed
 }
 
@@ -230,6 +233,7 @@ func (s *Store) runBatch(first *writeReq) {
 		}
 	} else {
 		s.publish(w)
+		s.reportQuarantined(w)
 		s.ckpt.committed()
 		s.owed.add(w)
 		s.metrics.owedLagging.Set(float64(s.owed.total))
@@ -390,7 +394,8 @@ func (s *Store) execInSavepoint(w *writeTx, req *writeReq) error {
 // the caller's to undo.
 func (w *writeTx) run(req *writeReq) error {
 	w.undo = map[string]int64{}
-	mark := requestMark{ops: len(w.ops), addressed: len(w.addressed), stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
+	mark := requestMark{ops: len(w.ops), addressed: len(w.addressed), quarantined: len(w.quarantined),
+		stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
 	err := req.fn(w)
 	if err != nil {
 		w.rollbackRequest(mark)

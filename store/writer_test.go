@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // heldRequest is one request of runHeldBatch: it writes a meta row named
@@ -18,6 +20,7 @@ type heldRequest struct {
 	key         string
 	write, fail bool
 	abort       string // "", "dirty" or "clean"
+	quarantine  bool   // quarantine an item named key first
 	runs        atomic.Int32
 	err         error
 }
@@ -45,6 +48,11 @@ func runHeldBatch(t *testing.T, s *Store, reqs []*heldRequest) {
 		go func() {
 			r.err = s.write(ctx, func(w *writeTx) error {
 				r.runs.Add(1)
+				if r.quarantine {
+					if err := s.quarantine(w, &ApplyResult{}, reasonInvalid, "", 0, r.key, errors.New("test item"), nil, false); err != nil {
+						return err
+					}
+				}
 				if r.write {
 					if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO lsnode_meta (key, value) VALUES (?, 'x')`, r.key); err != nil {
 						return err
@@ -166,6 +174,32 @@ func TestWriter_TransactionLostMidBatch(t *testing.T) {
 				t.Fatalf("a write after the lost transaction: %v", err)
 			}
 		})
+	}
+}
+
+// TestWriter_QuarantineReportedOnceCommitted: a batch run again after a
+// dirty failure quarantines its items again; the metric and the log count
+// each once, after the commit.
+func TestWriter_QuarantineReportedOnceCommitted(t *testing.T) {
+	s, _ := openTestStore(t)
+	reqs := []*heldRequest{
+		{key: "test_quarantined", quarantine: true},
+		{key: "test_dirty", write: true, fail: true},
+	}
+	runHeldBatch(t, s, reqs)
+	if reqs[0].err != nil || reqs[0].runs.Load() != 2 {
+		t.Fatalf("quarantining request: %v, %d runs; want a rerun", reqs[0].err, reqs[0].runs.Load())
+	}
+	var m dto.Metric
+	if err := s.metrics.quarantined.WithLabelValues(reasonInvalid).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GetCounter().GetValue(); got != 1 {
+		t.Fatalf("quarantine metric = %v, want 1", got)
+	}
+	q, err := s.Quarantine(context.Background(), 10)
+	if err != nil || len(q) != 1 {
+		t.Fatalf("quarantine rows %v, %v; want 1", q, err)
 	}
 }
 
