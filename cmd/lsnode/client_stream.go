@@ -52,7 +52,42 @@ func eventsTail(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *cf.asJSON {
 		t.print = func(f sseclient.Frame) error { _, err := fmt.Fprintln(stdout, f.Data); return err }
 	}
+	if t.lastID == "" && t.cursor == "" {
+		if err := t.startNow(ctx); err != nil {
+			return err
+		}
+	}
 	return t.run(ctx)
+}
+
+// startNow pins the start of a tail given no position at the node's
+// newest event: a stream opened without one starts at the newest event
+// of each connect, so a reconnect before the first event printed would
+// skip what was written meanwhile. The position is the portable cursor
+// of a one-event page (it covers everything the node holds), else the
+// id of that event (a Python hub has no cursors); an empty log without
+// cursors leaves it unset.
+func (t *tailer) startNow(ctx context.Context) error {
+	raw, err := t.c.callTool(ctx, "mempalace_event_list", map[string]any{"limit": 1, "order": "desc"})
+	if err != nil {
+		return err
+	}
+	var page struct {
+		Events []struct {
+			ID string `json:"id"`
+		} `json:"events"`
+		Cursor string `json:"cursor"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("decode the newest event: %w", err)
+	}
+	switch {
+	case page.Cursor != "":
+		t.cursor = page.Cursor
+	case len(page.Events) > 0:
+		t.lastID = page.Events[0].ID
+	}
+	return nil
 }
 
 // tablePrinter prints each event as one aligned row (no tabwriter: rows
@@ -90,8 +125,8 @@ func (t *tailer) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err = t.retryable(err); err != nil {
-			return err
+		if stop := t.retryable(err); stop != nil {
+			return stop
 		}
 		if opened {
 			backoff = tailMinBackoff

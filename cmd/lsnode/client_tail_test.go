@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// streamProxy stands between a tail and a node: it passes every request
+// through, can cut the open streams, and holds each new stream until
+// released, so a test decides what happens while the tail is away.
+type streamProxy struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	cuts []context.CancelFunc
+	held bool
+	gate chan struct{}
+	hits int // stream requests seen
+}
+
+func newStreamProxy(t *testing.T, target string) *streamProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }}
+	p := &streamProxy{gate: make(chan struct{})}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/logstream/stream" {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		p.mu.Lock()
+		p.hits++
+		p.cuts = append(p.cuts, cancel)
+		held, gate := p.held, p.gate
+		p.mu.Unlock()
+		if held {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return
+			}
+		}
+		rp.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// cutAndHold ends the open streams and holds the next ones.
+func (p *streamProxy) cutAndHold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held = true
+	for _, c := range p.cuts {
+		c()
+	}
+	p.cuts = nil
+}
+
+func (p *streamProxy) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held = false
+	close(p.gate)
+}
+
+func (p *streamProxy) streamHits() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hits
+}
+
+// startTail runs `lsnode events tail` until the test ends.
+func startTail(t *testing.T, args ...string) (out, errOut *syncBuffer, stop func() int) {
+	t.Helper()
+	out, errOut = &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"events", "tail"}, args...), out, errOut) }()
+	stopped := false
+	var code int
+	stop = func() int {
+		if !stopped {
+			cancel()
+			code, stopped = <-done, true
+		}
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return out, errOut, stop
+}
+
+// A tail started at "now" (no --since or --cursor) that loses its
+// stream before printing anything still shows the events written while
+// it was away, and says why it reconnects.
+func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
+	n := startNode(t, t.TempDir(), "127.0.0.1:0", "")
+	old, err := n.Store().Append(context.Background(), appendInput("before the tail"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newStreamProxy(t, n.URL())
+	out, errOut, stop := startTail(t, "--addr="+p.srv.URL, "--json")
+	waitFor(t, "the stream", func() bool { return p.streamHits() == 1 })
+
+	p.cutAndHold()
+	waitFor(t, "the reconnect", func() bool { return p.streamHits() == 2 })
+	away, err := n.Store().Append(context.Background(), appendInput("while away"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.release()
+	after, err := n.Store().Append(context.Background(), appendInput("after"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the event after the reconnect", func() bool { return strings.Contains(out.String(), after.Event.ID) })
+	if code := stop(); code != 0 {
+		t.Fatalf("tail exit %d: %s", code, errOut.String())
+	}
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e struct{ ID string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("tail --json line %q: %v", l, err)
+		}
+		ids = append(ids, e.ID)
+	}
+	if want := []string{away.Event.ID, after.Event.ID}; strings.Join(ids, ",") != strings.Join(want, ",") {
+		t.Fatalf("tail printed %v, want %v (not %s, written before it started)", ids, want, old.Event.ID)
+	}
+	if e := errOut.String(); !strings.Contains(e, "; reconnecting in") || strings.Contains(e, "<nil>") {
+		t.Fatalf("reconnect notice %q does not say why", e)
+	}
+}
