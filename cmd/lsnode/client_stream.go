@@ -146,7 +146,8 @@ func (t *tailer) run(ctx context.Context) error {
 
 // retryable returns nil when the tail should reconnect after err, and
 // the error to stop with otherwise: output failures, refusals other than
-// the client cap, and a node never reached. A node that does not hold
+// the stream caps (503 for the node's, 429 for this client's), and a
+// node never reached. A node that does not hold
 // the last event (another node behind the same address) is retried from
 // the portable cursor when the stream reported one.
 func (t *tailer) retryable(err error) error {
@@ -158,7 +159,7 @@ func (t *tailer) retryable(err error) error {
 	case errors.As(err, &se) && se.status == http.StatusBadRequest && t.lastID != "" && t.cursor != "":
 		t.lastID = ""
 		return nil
-	case errors.As(err, &se) && se.status != http.StatusServiceUnavailable:
+	case errors.As(err, &se) && se.status != http.StatusServiceUnavailable && se.status != http.StatusTooManyRequests:
 		return err
 	case errors.Is(err, errUnreachable) && !t.connected:
 		return err
@@ -171,8 +172,8 @@ type outputError struct{ err error }
 
 func (e *outputError) Error() string { return e.err.Error() }
 
-// follow reads one connection until it ends. opened reports a 200; a 503
-// (client cap) returns the Retry-After the node asked for.
+// follow reads one connection until it ends. opened reports a 200; a
+// refusal returns the Retry-After the node asked for.
 func (t *tailer) follow(ctx context.Context) (opened bool, wait time.Duration, err error) {
 	q := url.Values{}
 	for k, v := range t.query {

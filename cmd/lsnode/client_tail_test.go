@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/node"
 )
 
 // streamProxy stands between a tail and a node: it passes every request
@@ -141,5 +145,39 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 	}
 	if e := errOut.String(); !strings.Contains(e, "; reconnecting in") || strings.Contains(e, "<nil>") {
 		t.Fatalf("reconnect notice %q does not say why", e)
+	}
+}
+
+// A per-client stream cap (429 with Retry-After) is waited out like the
+// node's global cap (503), not taken as a final refusal.
+func TestTail_WaitsOutPerClientCap(t *testing.T) {
+	cfg := node.DefaultConfig()
+	cfg.DataDir, cfg.HTTPAddr, cfg.Registry = t.TempDir(), "127.0.0.1:0", prometheus.NewRegistry()
+	cfg.MaxStreamsPerClient = 1
+	n, err := node.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	resp, err := http.Get(n.URL() + "/logstream/stream") // takes the client's one slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, stop := startTail(t, "--addr="+n.URL(), "--json")
+	waitFor(t, "the refusal", func() bool { return strings.Contains(errOut.String(), "reconnecting in") })
+	resp.Body.Close()
+	e, err := n.Store().Append(context.Background(), appendInput("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the event", func() bool { return strings.Contains(out.String(), e.Event.ID) })
+	if code := stop(); code != 0 {
+		t.Fatalf("tail exit %d, stderr %q", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "reconnecting in 5s") {
+		t.Fatalf("stderr %q: want the node's Retry-After honoured", errOut.String())
 	}
 }
