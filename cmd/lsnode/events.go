@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // runEvents dispatches `lsnode events append|list|tail|ack`.
@@ -65,18 +66,34 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // readBody returns the text of --body or --body-file ("-" reads stdin).
+// Text that is not UTF-8 is refused: JSON would carry each bad byte as
+// U+FFFD, so the node would store something else than was given.
 func readBody(text, file, flagName string) (string, bool, error) {
+	source := "--" + flagName
 	switch {
 	case text != "" && file != "":
 		return "", false, usageErrorf("give --%s or --%s-file, not both", flagName, flagName)
 	case file == "-":
 		b, err := io.ReadAll(os.Stdin)
-		return string(b), true, err
+		if err != nil {
+			return "", false, err
+		}
+		text, source = string(b), "stdin"
 	case file != "":
 		b, err := os.ReadFile(file)
-		return string(b), true, err
+		if err != nil {
+			return "", false, err
+		}
+		text, source = string(b), file
+	default:
+		if text == "" {
+			return "", false, nil
+		}
 	}
-	return text, text != "", nil
+	if !utf8.ValidString(text) {
+		return "", false, fmt.Errorf("%s is not UTF-8 text", source)
+	}
+	return text, true, nil
 }
 
 // metadataArg parses --metadata as a JSON value for the call.
