@@ -19,7 +19,7 @@
 //     per request. The SSE cap refusal (503) still closes, as in the hub.
 //   - Unexpected errors are a 500 {"error": "internal error"} (the cause is
 //     logged), never a dropped connection.
-//   - /logstream/stream is pushed on commit (store.Changed) instead of
+//   - /logstream/stream is pushed on commit (store.Watch) instead of
 //     polled every 0.3–0.7 s, sends its headers at once, and also starts
 //     from a portable cursor (cursor=...), then reports the cursor after
 //     each page as a ": cursor <token>" comment.
