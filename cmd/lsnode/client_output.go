@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 )
 
 // wireEvent is the part of an event dict the tables show.
@@ -63,9 +64,21 @@ func orDash(s *string) string {
 	return *s
 }
 
-// oneLine is the first line of s, cut to n runes with an ellipsis.
+// oneLine is the first line of s (ended by \n or \r), cut to n runes,
+// with an ellipsis when cut or when more text follows. Other control
+// characters (tab, escape sequences) become spaces: a body must not
+// steer the terminal or split the row.
 func oneLine(s string, n int) string {
-	first, _, more := strings.Cut(s, "\n")
+	first, more := s, false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		first, more = s[:i], strings.TrimSpace(s[i:]) != ""
+	}
+	first = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, first)
 	r := []rune(first)
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
