@@ -44,7 +44,7 @@ func addClientFlags(fs *flag.FlagSet) *clientFlags {
 
 // client builds the HTTP client of the parsed flags.
 func (f *clientFlags) client() (*nodeClient, error) {
-	token, err := resolveToken(*f.tokenFile)
+	token, tokenFrom, err := resolveToken(*f.tokenFile)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (f *clientFlags) client() (*nodeClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &nodeClient{base: base, token: token, http: hc}, nil
+	return &nodeClient{base: base, token: token, tokenFrom: tokenFrom, http: hc}, nil
 }
 
 // httpClient is the default client, trusting caFile's certificates too
@@ -83,9 +83,10 @@ func httpClient(caFile string) (*http.Client, error) {
 
 // nodeClient talks to a running node over its HTTP surface.
 type nodeClient struct {
-	base  string
-	token string
-	http  *http.Client
+	base      string
+	token     string
+	tokenFrom string // where the token came from (resolveToken)
+	http      *http.Client
 }
 
 // errUnreachable marks a node that could not be reached at all.
@@ -94,13 +95,17 @@ var errUnreachable = errors.New("cannot reach lsnode")
 // statusError is a refusal by the node: an HTTP status other than the one
 // expected, with the message the node gave.
 type statusError struct {
-	status int
-	msg    string
+	status    int
+	msg       string
+	tokenFrom string // of a 401: where the token it refused came from, "" when none was sent
 }
 
 func (e *statusError) Error() string {
 	switch e.status {
 	case http.StatusUnauthorized:
+		if e.tokenFrom != "" {
+			return "401 Unauthorized: the node refused the bearer token of " + e.tokenFrom
+		}
 		return "401 Unauthorized: the node requires a bearer token (--token-file, LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"
 	case http.StatusForbidden:
 		if e.msg == "" { // the page of a Host or Origin refusal; an agent token's refusal says why
@@ -113,8 +118,8 @@ func (e *statusError) Error() string {
 	return fmt.Sprintf("%d %s", e.status, http.StatusText(e.status))
 }
 
-// do sends a request and returns the response of a reachable node; the
-// caller closes its body.
+// do sends a request and returns the response of a reachable node that
+// took the token; the caller closes its body.
 func (c *nodeClient) do(req *http.Request) (*http.Response, error) {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
@@ -125,6 +130,10 @@ func (c *nodeClient) do(req *http.Request) (*http.Response, error) {
 			return nil, ctxErr
 		}
 		return nil, fmt.Errorf("%w at %s: %v", errUnreachable, c.base, unwrapURLError(err))
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		resp.Body.Close()
+		return nil, &statusError{status: resp.StatusCode, tokenFrom: c.tokenFrom}
 	}
 	return resp, nil
 }

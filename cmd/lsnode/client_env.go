@@ -29,18 +29,24 @@ func envTruthy(names ...string) bool {
 
 // resolveToken finds the bearer token, in this order: the token file
 // (--token-file or LSNODE_TOKEN_FILE), LSNODE_TOKEN, then the Python
-// hub's MEMPALACE_MCP_HTTP_TOKEN. "" means no token.
-func resolveToken(tokenFile string) (string, error) {
+// hub's MEMPALACE_MCP_HTTP_TOKEN. "" means no token; from names where
+// the token came from, for errors.
+func resolveToken(tokenFile string) (token, from string, err error) {
 	if tokenFile != "" {
 		raw, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return "", fmt.Errorf("read token file: %w", err)
+			return "", "", fmt.Errorf("read token file: %w", err)
 		}
 		tok := strings.TrimSpace(string(raw))
 		if tok == "" {
-			return "", fmt.Errorf("token file %s is empty", tokenFile)
+			return "", "", fmt.Errorf("token file %s is empty", tokenFile)
 		}
-		return tok, nil
+		return tok, "token file " + tokenFile, nil
 	}
-	return envOr("", "LSNODE_TOKEN", "MEMPALACE_MCP_HTTP_TOKEN"), nil
+	for _, name := range []string{"LSNODE_TOKEN", "MEMPALACE_MCP_HTTP_TOKEN"} {
+		if tok := envOr("", name); tok != "" {
+			return tok, name, nil
+		}
+	}
+	return "", "", nil
 }

@@ -87,7 +87,7 @@ func intEnv(def int, names ...string) int {
 
 // config turns the parsed flags into a node configuration.
 func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
-	token, err := resolveToken(*f.tokenFile)
+	token, _, err := resolveToken(*f.tokenFile)
 	if err != nil {
 		return node.Config{}, err
 	}
