@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lsnode/lsnode/node/sseclient"
@@ -20,6 +21,12 @@ const (
 	tailMinBackoff = 250 * time.Millisecond
 	tailMaxBackoff = 5 * time.Second
 )
+
+// tailIdleTimeout is how long `events tail` waits for anything on a
+// stream before taking the connection for dead and reopening it: a node
+// sends ": ping" after 15 s of silence, as the Python hub does, so this
+// is three missed pings. A variable so that tests can shorten it.
+var tailIdleTimeout = 45 * time.Second
 
 // eventsTail follows /logstream/stream until interrupted, printing each
 // event; after a disconnect it reconnects and resumes after the last
@@ -175,6 +182,16 @@ func (e *outputError) Error() string { return e.err.Error() }
 // follow reads one connection until it ends. opened reports a 200; a
 // refusal returns the Retry-After the node asked for.
 func (t *tailer) follow(ctx context.Context) (opened bool, wait time.Duration, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var silent atomic.Bool
+	idle := time.AfterFunc(tailIdleTimeout, func() { silent.Store(true); cancel() })
+	defer idle.Stop()
+	defer func() {
+		if silent.Load() {
+			err = fmt.Errorf("no data from the node for %v", tailIdleTimeout)
+		}
+	}()
 	q := url.Values{}
 	for k, v := range t.query {
 		q[k] = v
@@ -202,7 +219,9 @@ func (t *tailer) follow(ctx context.Context) (opened bool, wait time.Duration, e
 	t.connected = true
 	rd := sseclient.NewReader(resp.Body)
 	for {
+		idle.Reset(tailIdleTimeout) // runs while waiting on the node, not while printing
 		f, err := rd.Next()
+		idle.Stop()
 		if err != nil {
 			if err == io.EOF {
 				err = errors.New("the node closed the stream")

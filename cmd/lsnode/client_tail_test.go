@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -179,5 +181,39 @@ func TestTail_WaitsOutPerClientCap(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "reconnecting in 5s") {
 		t.Fatalf("stderr %q: want the node's Retry-After honoured", errOut.String())
+	}
+}
+
+// A stream that goes silent past the node's heartbeat (a node host gone
+// without closing the connection, a laptop resumed on another network)
+// is given up and reopened, rather than waited on for ever.
+func TestTail_ReconnectsASilentStream(t *testing.T) {
+	defer func(d time.Duration) { tailIdleTimeout = d }(tailIdleTimeout)
+	tailIdleTimeout = 100 * time.Millisecond
+	var mu sync.Mutex
+	var lastIDs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+		first := len(lastIDs) == 1
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		if !first {
+			fmt.Fprint(w, "id: evt_2\nevent: logstream\ndata: {\"id\": \"evt_2\"}\n\n")
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // then silence, the connection left open
+	}))
+	t.Cleanup(srv.Close)
+	out, errOut, stop := startTail(t, "--addr="+srv.URL, "--json", "--since=evt_1")
+	waitFor(t, "the event of the second stream", func() bool { return strings.Contains(out.String(), "evt_2") })
+	if code := stop(); code != 0 {
+		t.Fatalf("tail exit %d: %s", code, errOut.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lastIDs[1] != "evt_1" || !strings.Contains(errOut.String(), "no data from the node for 100ms; reconnecting") {
+		t.Fatalf("reconnect from %q, stderr %q", lastIDs[1], errOut.String())
 	}
 }
