@@ -22,7 +22,6 @@ type httpMetrics struct {
 	longPolling prometheus.Gauge
 	// clientRefused counts per-client cap refusals, by limit (streams, waits).
 	clientRefused *prometheus.CounterVec
-	ready         prometheus.Gauge // outcome of the last /readyz at the configured thresholds
 }
 
 // newRegistry returns a registry with the Go runtime and process
@@ -70,10 +69,6 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Name: "lsnode_http_client_limit_refused_total",
 			Help: "Requests refused with 429 because their client held its cap of concurrent streams or waits, by limit.",
 		}, []string{"limit"}),
-		ready: f.NewGauge(prometheus.GaugeOpts{
-			Name: "lsnode_node_ready",
-			Help: "1 when the last /readyz check at the configured thresholds passed, 0 when it failed (checks with query overrides leave it).",
-		}),
 	}
 }
 

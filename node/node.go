@@ -143,6 +143,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.surface.replication = n.cluster.replicationPeers
 	n.surface.origins = n.cluster.originLags
 	n.surface.keyring = n.cluster.keyOperation
+	n.surface.registerReadyGauge(n.reg)
 	if err := n.startHTTPPull(ctx); err != nil {
 		if n.cluster != nil {
 			n.cluster.stop(n)

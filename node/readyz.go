@@ -4,6 +4,10 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/lsnode/lsnode/store/pyjson"
 )
@@ -49,8 +53,7 @@ func (c readyCheck) ok() bool {
 }
 
 // handleReadyz answers 200 when every threshold holds and 503 otherwise,
-// with a JSON body naming each check and the ones that failed. Only a
-// check at the configured thresholds sets lsnode_node_ready.
+// with a JSON body naming each check and the ones that failed.
 func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	th, err := readyThresholds(s.cfg.Readiness, r)
 	if err != nil {
@@ -75,14 +78,38 @@ func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 			{Key: "threshold", Value: c.threshold}, {Key: "ok", Value: c.ok()},
 		})
 	}
-	if th == s.cfg.Readiness { // a caller's own thresholds answer only that caller
-		s.metrics.ready.Set(boolGauge(ready))
-	}
 	code := http.StatusOK
 	if !ready {
 		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, pyjson.Object{{Key: "ready", Value: ready}, {Key: "failed", Value: failed}, {Key: "checks", Value: list}})
+}
+
+// readyScrapeTimeout bounds the checks a scrape of lsnode_node_ready runs.
+const readyScrapeTimeout = 2 * time.Second
+
+// registerReadyGauge exports lsnode_node_ready, which runs the checks of
+// /readyz at the configured thresholds on every scrape: the alert that
+// watches it needs no probe calling /readyz (compose and systemd run
+// none), and a caller's own thresholds on /readyz never move it.
+func (s *surface) registerReadyGauge(reg prometheus.Registerer) {
+	promauto.With(reg).NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_node_ready",
+		Help: "1 when the checks of /readyz pass at the configured thresholds, evaluated at each scrape; 0 when one fails or cannot be made.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), readyScrapeTimeout)
+		defer cancel()
+		checks, err := s.readyChecks(ctx, s.cfg.Readiness)
+		if err != nil {
+			return 0
+		}
+		for _, c := range checks {
+			if !c.ok() {
+				return 0
+			}
+		}
+		return 1
+	})
 }
 
 func (s *surface) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyCheck, error) {
@@ -126,11 +153,4 @@ func readyThresholds(def ReadyThresholds, r *http.Request) (ReadyThresholds, err
 		*p.dst = n
 	}
 	return th, nil
-}
-
-func boolGauge(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -188,19 +188,24 @@ func TestStatusz_CatchUp(t *testing.T) {
 	}
 }
 
-// TestReadyz_OverridesLeaveTheGauge: a caller's own thresholds (any client:
-// /readyz needs no token) answer that caller, but lsnode_node_ready, which
-// the LsnodeNotReady alert watches, reports the node's configured ones.
-func TestReadyz_OverridesLeaveTheGauge(t *testing.T) {
+// TestReadyz_GaugeNeedsNoProbe: lsnode_node_ready, which the
+// LsnodeNotReady alert watches, reports the node's configured thresholds at
+// each scrape, with no /readyz call before it; a caller's own thresholds
+// (any client: /readyz needs no token) answer that caller only.
+func TestReadyz_GaugeNeedsNoProbe(t *testing.T) {
 	n := htStart(t, nil)
-	if r := htGet(t, n, "/readyz", ""); r.status != 200 || htMetric(t, n, "lsnode_node_ready") != 1 {
-		t.Fatalf("configured thresholds: %d %s, gauge %v", r.status, r.body, htMetric(t, n, "lsnode_node_ready"))
+	if got := htMetric(t, n, "lsnode_node_ready"); got != 1 {
+		t.Fatalf("gauge %v before any /readyz, want 1", got)
 	}
 	if r := htGet(t, n, "/readyz?min_alive_peers=5", ""); r.status != 503 {
 		t.Fatalf("stricter override: %d %s", r.status, r.body)
 	}
 	if got := htMetric(t, n, "lsnode_node_ready"); got != 1 {
 		t.Fatalf("gauge %v after an override check, want 1 (the node meets its own thresholds)", got)
+	}
+	strict := htStart(t, func(c *Config) { c.Readiness.MinAlivePeers = 1 })
+	if got := htMetric(t, strict, "lsnode_node_ready"); got != 0 {
+		t.Fatalf("gauge %v on a node without the peers it requires, want 0", got)
 	}
 }
 
