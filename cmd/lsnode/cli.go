@@ -117,19 +117,33 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args into fs and refuses positional arguments unless
-// allowArgs. -h returns flag.ErrHelp (exit 0); a bad flag returns a usage
-// error that the flag package has already printed.
+// allowArgs. Flags may come after positional arguments too (`artifact get
+// ID --out FILE`), up to a "--". -h returns flag.ErrHelp (exit 0); a bad
+// flag returns a usage error that the flag package has already printed.
 func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return &usageError{err: err, reported: true}
 		}
-		return &usageError{err: err, reported: true}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
 	}
-	if !allowArgs && fs.NArg() > 0 {
-		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	if !allowArgs && len(positional) > 0 {
+		return usageErrorf("unexpected argument %q", positional[0])
 	}
-	return nil
+	// Leave the positional arguments as fs.Args(); the flags keep their values.
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) error {

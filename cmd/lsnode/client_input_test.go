@@ -30,3 +30,20 @@ func TestClient_RefusesNonUTF8Input(t *testing.T) {
 		t.Fatalf("the node stored %d events", got)
 	}
 }
+
+// Flags may follow the positional argument, as in `lsnode artifact get
+// ID --out FILE`; "--" still ends the flags.
+func TestClient_FlagsAfterArguments(t *testing.T) {
+	n := startNode(t, t.TempDir(), "127.0.0.1:0", "")
+	out := mustCLI(t, "artifact", "put", "--addr="+n.URL(), "--kind=note", "--created-by=alice", "--content=hello")
+	id := strings.Fields(strings.Split(out, "\n")[0])[1]
+	dst := filepath.Join(t.TempDir(), "out")
+	mustCLI(t, "artifact", "get", id, "--addr="+n.URL(), "--out", dst)
+	if b, err := os.ReadFile(dst); err != nil || string(b) != "hello" {
+		t.Fatalf("get ID --out FILE wrote %q, %v", b, err)
+	}
+	if code, _, errOut := cli(t, "artifact", "get", "--addr="+n.URL(), "--", "--json"); code != exitFailure ||
+		!strings.Contains(errOut, "artifact '--json' not found") {
+		t.Fatalf("after --: exit %d, stderr %q", code, errOut)
+	}
+}
