@@ -163,10 +163,18 @@ func (m *metrics) forget(peer string) {
 	if m == nil {
 		return
 	}
-	m.offset.DeleteLabelValues(peer)
-	m.skewed.DeleteLabelValues(peer)
+	m.forgetClock(peer)
 	m.lag.DeleteLabelValues(peer)
 	m.lagSeconds.DeleteLabelValues(peer)
+}
+
+// forgetClock drops a peer's clock series, once no session measures it.
+func (m *metrics) forgetClock(peer string) {
+	if m == nil {
+		return
+	}
+	m.offset.DeleteLabelValues(peer)
+	m.skewed.DeleteLabelValues(peer)
 }
 
 func (m *metrics) originLag(origin string, ops int64, seconds float64) {

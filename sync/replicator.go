@@ -239,7 +239,10 @@ func (r *Replicator) serveInbound(ctx context.Context, addr string, stream frame
 	return err
 }
 
-// track adds or removes a session from the set that receives pushes.
+// track adds or removes a session from the set that receives pushes. The
+// last session with a peer to end takes the peer's clock series with it:
+// they are measurements of a live session, and a stale skew would keep
+// its alert firing for a peer that is gone.
 func (r *Replicator) track(s *session, add bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -247,9 +250,19 @@ func (r *Replicator) track(s *session, add bool) {
 		r.mu.tracked++
 		s.order = r.mu.tracked
 		r.mu.sessions[s] = struct{}{}
-	} else {
-		delete(r.mu.sessions, s)
+		return
 	}
+	delete(r.mu.sessions, s)
+	peer := s.status.Load().PeerReplicaID
+	if peer == "" {
+		return
+	}
+	for other := range r.mu.sessions {
+		if other.status.Load().PeerReplicaID == peer {
+			return
+		}
+	}
+	r.m.forgetClock(peer)
 }
 
 // fanOut hands every committed op list to every push session
