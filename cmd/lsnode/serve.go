@@ -27,11 +27,14 @@ type serveFlags struct {
 	cluster                                                                             *clusterFlags
 	limits                                                                              *limitFlags
 	memory                                                                              memoryLimitFlag
+	env                                                                                 *serveEnv
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
 	def := node.DefaultConfig()
+	env := &serveEnv{fs: fs}
 	return &serveFlags{
+		env:       env,
 		data:      fs.String("data", envOr(def.DataDir, "LSNODE_DATA"), "data dir holding the log (env LSNODE_DATA)"),
 		httpAddr:  fs.String("http", envOr(def.HTTPAddr, "LSNODE_HTTP"), "HTTP listen address host:port (env LSNODE_HTTP)"),
 		tokenFile: fs.String("token-file", envOr("", "LSNODE_TOKEN_FILE"), "file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
@@ -49,14 +52,14 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 			"allow a non-loopback bind without a token, behind a trusted fronting layer (env LSNODE_ALLOW_INSECURE_NO_TOKEN)"),
 		extraHosts: fs.String("extra-allowed-hosts", envOr("", "LSNODE_EXTRA_ALLOWED_HOSTS", "MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS"),
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
-		readCacheMB: fs.Int("read-cache-mb", intEnv(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
+		readCacheMB: fs.Int("read-cache-mb", env.int(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
 			"MiB of the newest events kept decoded in memory to answer lists; 0 turns the cache off (env LSNODE_READ_CACHE_MB)"),
-		commitLinger: fs.Duration("commit-linger", envDuration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
+		commitLinger: fs.Duration("commit-linger", env.duration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
 			"how long the store may hold a small transaction open for more writes, while that gathers some, so one commit carries several; 0 commits at once (env LSNODE_COMMIT_LINGER)"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
-		cluster:         addClusterFlags(fs),
-		limits:          addLimitFlags(fs),
+		cluster:         addClusterFlags(fs, env),
+		limits:          addLimitFlags(fs, env),
 		memory:          addMemoryLimitFlag(fs),
 	}
 }
@@ -75,18 +78,11 @@ func sseMaxClientsEnv(def int) int {
 	return max(n, 0)
 }
 
-// intEnv reads an integer variable, falling back to def when it is unset
-// or unparsable.
-func intEnv(def int, names ...string) int {
-	n, err := strconv.Atoi(envOr("", names...))
-	if err != nil {
-		return def
-	}
-	return n
-}
-
 // config turns the parsed flags into a node configuration.
 func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
+	if err := f.env.err(); err != nil {
+		return node.Config{}, err
+	}
 	token, _, err := resolveToken(*f.tokenFile)
 	if err != nil {
 		return node.Config{}, err
@@ -136,11 +132,11 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if err := f.memory.apply(logger); err != nil {
-		return err
-	}
 	cfg, err := f.config(logger)
 	if err != nil {
+		return err
+	}
+	if err := f.memory.apply(logger); err != nil {
 		return err
 	}
 	n, err := node.New(cfg)

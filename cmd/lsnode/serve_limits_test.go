@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,5 +100,42 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 	addServeFlags(fs)
 	if err := parseFlags(fs, []string{"--max-streams-per-client=many"}, false); err == nil {
 		t.Fatal("a non-integer cap parsed")
+	}
+}
+
+// TestServeEnvRefused: a serve variable that does not parse stops serve
+// with its name and value (it used to fall back to the default silently),
+// unless its flag is given, which beats it.
+func TestServeEnvRefused(t *testing.T) {
+	bad := map[string]string{
+		"LSNODE_MAX_LONG_POLL": "300", "LSNODE_GRPC_MAX_SESSIONS": "many", "LSNODE_COMMIT_LINGER": "2",
+		"LSNODE_READ_CACHE_MB": "32MiB", "LSNODE_MAX_CLOCK_OFFSET": "half a second", "LSNODE_HTTP_SYNC_INTERVAL": "5",
+	}
+	for k, v := range bad {
+		t.Setenv(k, v)
+	}
+	fs := newFlagSet("serve", io.Discard)
+	f := addServeFlags(fs)
+	if err := parseFlags(fs, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.config(slog.New(slog.DiscardHandler))
+	if err == nil {
+		t.Fatal("serve accepted variables that do not parse")
+	}
+	for k, v := range bad {
+		if !strings.Contains(err.Error(), k+`="`+v+`"`) {
+			t.Errorf("error %q does not name %s=%q", err, k, v)
+		}
+	}
+	for k := range bad {
+		if fs.Lookup(strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(k, "LSNODE_"), "_", "-"))) == nil {
+			t.Errorf("%s names no flag", k)
+		}
+	}
+	cfg := serveConfig(t, "--max-long-poll=1m", "--grpc-max-sessions=4", "--commit-linger=2ms", "--read-cache-mb=32",
+		"--max-clock-offset=500ms", "--http-sync-interval=5s")
+	if cfg.MaxLongPoll != time.Minute || cfg.GRPCMaxSessions != 4 {
+		t.Fatalf("flags given over bad variables: %+v", cfg)
 	}
 }
