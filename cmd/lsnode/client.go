@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/lsnode/lsnode/node/sseclient"
 )
@@ -59,11 +60,20 @@ func (f *clientFlags) client() (*nodeClient, error) {
 	return &nodeClient{base: base, token: token, tokenFrom: tokenFrom, http: hc}, nil
 }
 
+// answerTimeout bounds the wait for a node to start answering a request:
+// a node that takes the connection and never answers (a stopped process,
+// a wedged proxy) fails the command instead of hanging it. No command
+// long-polls; the SSE stream of `events tail` answers at once and has its
+// own idle bound.
+var answerTimeout = 30 * time.Second
+
 // httpClient is the default client, trusting caFile's certificates too
 // when one is given (a node whose HTTPS certificate a private CA signed).
 func httpClient(caFile string) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = answerTimeout
 	if caFile == "" {
-		return &http.Client{}, nil
+		return &http.Client{Transport: tr}, nil
 	}
 	raw, err := os.ReadFile(caFile)
 	if err != nil {
@@ -76,7 +86,6 @@ func httpClient(caFile string) (*http.Client, error) {
 	if !pool.AppendCertsFromPEM(raw) {
 		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", caFile)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
 	return &http.Client{Transport: tr}, nil
 }

@@ -270,3 +270,34 @@ func TestClient_TailResumesAfterRestart(t *testing.T) {
 		t.Fatalf("tail printed %v, want %v", ids, []string{one, w.Event.ID, three})
 	}
 }
+
+// TestClient_NodeThatNeverAnswers: a node that takes the connection and
+// never answers fails the command after answerTimeout instead of hanging it.
+func TestClient_NodeThatNeverAnswers(t *testing.T) {
+	defer func(d time.Duration) { answerTimeout = d }(answerTimeout)
+	answerTimeout = 200 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held <- c // read nothing, answer nothing
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	})
+	code, _, errOut := cli(t, "status", "--addr=http://"+ln.Addr().String())
+	if code != 1 || !strings.Contains(errOut, "timeout awaiting response headers") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and the timeout named", code, errOut)
+	}
+}
