@@ -23,7 +23,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
 	cfg.Integrity = n.integrity
 	if n.cfg.TLSCAFile != "" {
-		tr, err := meshCATransport(n.cfg.TLSCAFile)
+		tr, err := meshCATransport(n.cfg.TLSCAFile, n.log)
 		if err != nil {
 			return err
 		}

@@ -121,20 +121,61 @@ func loadTLS(cfg Config, log *slog.Logger) (*tls.Config, error) {
 
 // meshCATransport is the HTTP transport of the pull from peers.json with
 // --tls-ca: https peers are trusted when the system's roots or the mesh
-// CA signed their certificate (the CA file is read at start).
-func meshCATransport(caFile string) (*http.Transport, error) {
-	raw, err := os.ReadFile(caFile)
+// CA signed their certificate. The CA file is read again when it changes,
+// as replication's is, so a CA rotation reaches the Python hubs' pull
+// without a restart.
+func meshCATransport(caFile string, log *slog.Logger) (http.RoundTripper, error) {
+	roots, err := newReloading("http pull CA", log, func() (*x509.CertPool, error) {
+		raw, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("http pull: read --tls-ca: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(raw) {
+			return nil, fmt.Errorf("http pull: --tls-ca %s holds no PEM certificate", caFile)
+		}
+		return pool, nil
+	}, caFile)
 	if err != nil {
-		return nil, fmt.Errorf("http pull: read --tls-ca: %w", err)
+		return nil, err
 	}
-	pool, err := x509.SystemCertPool()
-	if err != nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(raw) {
-		return nil, fmt.Errorf("http pull: --tls-ca %s holds no PEM certificate", caFile)
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
-	return tr, nil
+	return &caTransport{roots: roots}, nil
 }
+
+// caTransport sends each request through a transport that trusts the CA
+// pool current then: a new pool gets a new transport (with the standard
+// certificate and host name checks, through a proxy too), and the old
+// one's idle connections are closed.
+type caTransport struct {
+	roots *reloading[*x509.CertPool]
+
+	mu   sync.Mutex
+	pool *x509.CertPool
+	tr   *http.Transport
+}
+
+func (c *caTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return c.current().RoundTrip(req)
+}
+
+func (c *caTransport) current() *http.Transport {
+	pool := c.roots.current()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pool != c.pool {
+		if c.tr != nil {
+			c.tr.CloseIdleConnections()
+		}
+		c.tr = http.DefaultTransport.(*http.Transport).Clone()
+		c.tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+		c.pool = pool
+	}
+	return c.tr
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// current transport.
+func (c *caTransport) CloseIdleConnections() { c.current().CloseIdleConnections() }
