@@ -108,11 +108,12 @@ func appendFrom(b *testing.B, s *Store, workers, n int) time.Duration {
 			mine++
 		}
 		wg.Add(1)
+		from := fmt.Sprintf("agent-%d", w)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < mine; i++ {
 				if _, err := s.Append(ctx, AppendInput{Type: "note", Stream: "project/x", Room: "r",
-					FromAgent: fmt.Sprintf("agent-%d", w), ToAgent: "agent-0", Status: "open", Body: "body"}); err != nil {
+					FromAgent: from, ToAgent: "agent-0", Status: "open", Body: "body"}); err != nil {
 					errs <- err
 					return
 				}
