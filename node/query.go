@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lsnode/lsnode/internal/pyrepr"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -66,41 +67,9 @@ func pyReplaceInvalid(s string) string {
 			continue
 		}
 		b.WriteRune(utf8.RuneError)
-		i += illFormedLen(s[i:])
+		i += pyrepr.IllFormedAt(s[i:]).Len
 	}
 	return b.String()
-}
-
-// illFormedLen is the length of the maximal ill-formed subsequence at the
-// start of s, which does not start with a valid UTF-8 sequence: its lead
-// byte and the continuation bytes, in the ranges that byte allows, that
-// follow it.
-func illFormedLen(s string) int {
-	lo, hi := byte(0x80), byte(0xBF) // the range of the next byte
-	var n int                        // the length the lead byte announces
-	switch c := s[0]; {
-	case c >= 0xC2 && c <= 0xDF:
-		n = 2
-	case c == 0xE0:
-		n, lo = 3, 0xA0
-	case c == 0xED:
-		n, hi = 3, 0x9F
-	case c >= 0xE1 && c <= 0xEF:
-		n = 3
-	case c == 0xF0:
-		n, lo = 4, 0x90
-	case c == 0xF4:
-		n, hi = 4, 0x8F
-	case c >= 0xF1 && c <= 0xF3:
-		n = 4
-	default:
-		return 1
-	}
-	i := 1
-	for ; i < n && i < len(s) && s[i] >= lo && s[i] <= hi; i++ {
-		lo, hi = 0x80, 0xBF
-	}
-	return i
 }
 
 func ishex(c byte) bool {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lsnode/lsnode/internal/pyrepr"
 )
 
 // This file reads peers.json the way the Python hub's load_peers does
@@ -49,42 +51,11 @@ func pyReadText(raw []byte) ([]rune, error) {
 // utf8ErrorText renders Python's UnicodeDecodeError for the bad sequence
 // starting at raw[i].
 func utf8ErrorText(raw []byte, i int) string {
-	b := raw[i]
-	var need int
-	lo, hi := byte(0x80), byte(0xBF) // the range allowed for the first continuation byte
-	switch {
-	case b >= 0xC2 && b <= 0xDF:
-		need = 1
-	case b == 0xE0:
-		need, lo = 2, 0xA0
-	case b >= 0xE1 && b <= 0xEC, b == 0xEE, b == 0xEF:
-		need = 2
-	case b == 0xED:
-		need, hi = 2, 0x9F
-	case b == 0xF0:
-		need, lo = 3, 0x90
-	case b >= 0xF1 && b <= 0xF3:
-		need = 3
-	case b == 0xF4:
-		need, hi = 3, 0x8F
-	default:
-		return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", b, i)
+	bad := pyrepr.IllFormedAt(raw[i:])
+	if bad.Reason == "invalid start byte" {
+		return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", raw[i], i)
 	}
-	end := i + 1
-	for k := 0; k < need; k++ {
-		if end >= len(raw) {
-			return decodeRangeText(raw, i, end, "unexpected end of data")
-		}
-		c := raw[end]
-		if k > 0 {
-			lo, hi = 0x80, 0xBF
-		}
-		if c < lo || c > hi {
-			return decodeRangeText(raw, i, end, "invalid continuation byte")
-		}
-		end++
-	}
-	return decodeRangeText(raw, i, end, "invalid continuation byte") // unreachable for a valid sequence
+	return decodeRangeText(raw, i, i+bad.Len, bad.Reason)
 }
 
 func decodeRangeText(raw []byte, start, end int, reason string) string {
