@@ -137,7 +137,8 @@ func eventListSpec() *toolSpec {
 	return &toolSpec{
 		name: toolEventList,
 		desc: "List coordination events with structured filters (all ANDed). Returns {events, count, " +
-			"cursor}; pass cursor back to resume on any node without skipping or repeating events. " +
+			"cursor}; pass cursor back to resume on any node without skipping or repeating events " +
+			"(after an oldest-first page; the cursor of a newest-first page marks all held now). " +
 			"to_agent=<you> also matches '*' broadcasts; writer=<agent> filters by who wrote an event; " +
 			"from_agent is your identity and never filters. To wait for new events use mempalace_event_wait.",
 		props: props,
