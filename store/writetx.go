@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// writeTx is what a write function sees: the batch transaction, the
+// version vector as of the writes before it in the batch, and the ops it
+// commits (published to subscribers after the commit).
+type writeTx struct {
+	ctx       context.Context
+	tx        querier // the writer's connection, inside BEGIN IMMEDIATE
+	s         *Store
+	touched   map[string]int64 // version vector entries changed in this batch
+	undo      map[string]int64 // previous values of entries changed by the current request (-1: absent)
+	ops       []Op
+	lastRowid int64 // the largest rowid of the events stored; 0 when none
+	keyed     bool  // an event stored carries an idempotency key
+	stored    int   // events and artifacts stored
+	// The addressees of the events stored that may be owed, one per event
+	// (owedlag.go).
+	addressed []string
+	// quarantined are the items quarantined, reported once committed.
+	quarantined []quarantined
+}
+
+// requestMark is what a writeTx held before the current request, so that
+// a failed request's accounting is forgotten with its statements: the
+// rowids of events a savepoint undid are taken again by later events.
+type requestMark struct {
+	ops, addressed, stored, quarantined int
+	lastRowid                           int64
+	keyed                               bool
+}
+
+// storeArtifact inserts an artifact and indexes it.
+func (w *writeTx) storeArtifact(a Artifact) error {
+	if err := insertArtifact(w.ctx, w.tx, a); err != nil {
+		return err
+	}
+	w.stored++
+	return nil
+}
+
+// storeEvent inserts a local event, sets its local seq and records its
+// closure and idempotency rows; parts is its parsed metadata.
+func (w *writeTx) storeEvent(e *Event, parts metaParts) error {
+	stored, err := insertEvent(w.ctx, w.tx, e, abortOnHeldID)
+	if err == nil && !stored {
+		err = fmt.Errorf("insert event %s: not stored", e.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return w.indexStored(e, parts)
+}
+
+// storeRemoteEvent is storeEvent for a remote event: one whose id is held
+// already is not stored (stored false), and the caller refuses it. The
+// primary key finds that out, so the common case costs no extra lookup.
+func (w *writeTx) storeRemoteEvent(e *Event, parts metaParts) (stored bool, err error) {
+	if stored, err = insertEvent(w.ctx, w.tx, e, skipHeldID); err != nil || !stored {
+		return false, err
+	}
+	return true, w.indexStored(e, parts)
+}
+
+func (w *writeTx) indexStored(e *Event, parts metaParts) error {
+	w.stored++
+	w.lastRowid = max(w.lastRowid, e.Seq)
+	w.keyed = w.keyed || parts.ext.Idem != ""
+	if mayBeOwed(e) {
+		w.addressed = append(w.addressed, e.ToAgent)
+	}
+	return indexEvent(w.ctx, w.tx, *e, parts)
+}
+
+// top is the version vector entry for origin as of this point in the batch.
+func (w *writeTx) top(origin string) int64 {
+	if v, ok := w.touched[origin]; ok {
+		return v
+	}
+	return w.s.mu.vv[origin] // only the writer goroutine mutates vv
+}
+
+// advance records that op now ends its origin's prefix.
+func (w *writeTx) advance(op Op) {
+	w.advanceSlot(op.Event.OriginReplica, op.Event.OriginSeq)
+	w.ops = append(w.ops, op)
+}
+
+// advanceSlot moves origin's prefix to seq.
+func (w *writeTx) advanceSlot(origin string, seq int64) {
+	if _, saved := w.undo[origin]; !saved {
+		prev, ok := w.touched[origin]
+		if !ok {
+			prev = -1
+		}
+		w.undo[origin] = prev
+	}
+	w.touched[origin] = seq
+}
+
+// rollbackRequest forgets the in-memory effects of the current request,
+// which began at m.
+func (w *writeTx) rollbackRequest(m requestMark) {
+	for origin, prev := range w.undo {
+		if prev < 0 {
+			delete(w.touched, origin)
+		} else {
+			w.touched[origin] = prev
+		}
+	}
+	w.ops = w.ops[:m.ops]
+	w.addressed = w.addressed[:m.addressed]
+	w.quarantined = w.quarantined[:m.quarantined]
+	w.stored, w.lastRowid, w.keyed = m.stored, m.lastRowid, m.keyed
+}
+
+// run runs req's function; a failed request's in-memory effects (version
+// vector entries, ops, what it stored) are forgotten, its statements are
+// the caller's to undo.
+func (w *writeTx) run(req *writeReq) error {
+	w.undo = map[string]int64{}
+	mark := requestMark{ops: len(w.ops), addressed: len(w.addressed), quarantined: len(w.quarantined),
+		stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
+	err := req.fn(w)
+	if err != nil {
+		w.rollbackRequest(mark)
+	}
+	return err
+}
