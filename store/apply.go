@@ -159,6 +159,16 @@ WHERE advanced = 0 AND origin_replica IS ? AND origin_seq IS ? AND reason = ? AN
 	return false, s.quarantine(w, res, reason, origin, seq, id, why, item, false)
 }
 
+// refuseOpOnce quarantines a refused op without consuming its slot; the
+// same op refused again is a duplicate.
+func (s *Store) refuseOpOnce(w *writeTx, res *ApplyResult, reason string, e Event, why error) error {
+	seen, err := s.refuseOnce(w, res, reason, e.OriginReplica, e.OriginSeq, e.ID, why, e)
+	if seen {
+		res.Duplicates++
+	}
+	return err
+}
+
 // applyOp applies one op; c is its validation (checkOps).
 func (s *Store) applyOp(w *writeTx, op Op, c checkedOp, res *ApplyResult) error {
 	e := op.Event
@@ -252,12 +262,8 @@ func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 			res.Duplicates++
 			return nil
 		}
-		seen, err := s.refuseOnce(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
-			fmt.Errorf("origin slot %s/%d already holds event %s with different content", e.OriginReplica, e.OriginSeq, reprID(held[0].ID)), e)
-		if seen {
-			res.Duplicates++ // the same conflicting op again
-		}
-		return err
+		return s.refuseOpOnce(w, res, reasonConflict, e,
+			fmt.Errorf("origin slot %s/%d already holds event %s with different content", e.OriginReplica, e.OriginSeq, reprID(held[0].ID)))
 	}
 	if seen, err := quarantinedSlot(w, e.OriginReplica, e.OriginSeq); err != nil {
 		return err
@@ -265,12 +271,8 @@ func (s *Store) applyHeld(w *writeTx, e Event, res *ApplyResult) error {
 		res.Duplicates++ // the same refused op again
 		return nil
 	}
-	seen, err := s.refuseOnce(w, res, reasonConflict, e.OriginReplica, e.OriginSeq, e.ID,
-		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq), e)
-	if seen {
-		res.Duplicates++
-	}
-	return err
+	return s.refuseOpOnce(w, res, reasonConflict, e,
+		fmt.Errorf("origin slot %s/%d lies inside the held prefix but holds no event here", e.OriginReplica, e.OriginSeq))
 }
 
 // refuseHeldID quarantines an op whose event id is held at another origin

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -70,22 +69,7 @@ func storeSignature(w *writeTx, rowid int64, sig []byte) error {
 // duplicate, so a peer offering the same forged op on every round adds no
 // rows.
 func (s *Store) refuseUnverified(w *writeTx, op Op, res *ApplyResult) error {
-	e, r := op.Event, op.Refusal
-	payload, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode refused op %s: %w", e.ID, err)
-	}
-	var n int
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
-WHERE origin_replica = ? AND origin_seq = ? AND advanced = 0 AND reason = ? AND item_id = ? AND detail = ? AND payload = ?`,
-		e.OriginReplica, e.OriginSeq, r.Reason, e.ID, r.Detail, string(payload)).Scan(&n); err != nil {
-		return fmt.Errorf("look up quarantine: %w", err)
-	}
-	if n > 0 {
-		res.Duplicates++
-		return nil
-	}
-	return s.quarantine(w, res, r.Reason, e.OriginReplica, e.OriginSeq, e.ID, refusalError(r.Detail), e, false)
+	return s.refuseOpOnce(w, res, op.Refusal.Reason, op.Event, refusalError(op.Refusal.Detail))
 }
 
 type refusalError string
