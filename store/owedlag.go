@@ -67,14 +67,14 @@ func (l *owedLag) add(w *writeTx) {
 	l.top = max(l.top, w.lastRowid)
 	l.keyed = l.keyed || w.keyed
 	for _, agent := range w.addressed {
-		l.count(agent, 1)
+		l.count(agent)
 	}
 }
 
-// count accounts for n more events past the mark addressed to agent.
-func (l *owedLag) count(agent string, n int) {
-	l.total += n
-	l.perAgent[agent] += n
+// count accounts for one more event past the mark addressed to agent.
+func (l *owedLag) count(agent string) {
+	l.total++
+	l.perAgent[agent]++
 	l.most = max(l.most, l.perAgent[agent])
 }
 
@@ -149,7 +149,7 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 		}
 		lag.top = max(lag.top, e.Seq)
 		if mayBeOwed(&e) {
-			lag.count(e.ToAgent, 1)
+			lag.count(e.ToAgent)
 		}
 	}
 	if err := rows.Err(); err != nil {
