@@ -231,21 +231,7 @@ func (s *Store) refuseSlotless(w *writeTx, e Event, res *ApplyResult) error {
 	if verr == nil { // unreachable: validation checks both fields
 		verr = fmt.Errorf("remote event %s names no valid origin slot", reprID(e.ID))
 	}
-	var seqArg any // stored as quarantine stores it: no origin, no seq
-	if e.OriginReplica != "" {
-		seqArg = e.OriginSeq
-	}
-	var n int
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM lsnode_quarantine
-WHERE advanced = 0 AND reason = ? AND item_id = ? AND origin_replica IS ? AND origin_seq IS ? AND detail = ?`,
-		reasonInvalid, e.ID, nullable(e.OriginReplica), seqArg, verr.Error()).Scan(&n); err != nil {
-		return fmt.Errorf("look up quarantine: %w", err)
-	}
-	if n > 0 {
-		res.Duplicates++
-		return nil
-	}
-	return s.quarantine(w, res, reasonInvalid, e.OriginReplica, e.OriginSeq, e.ID, verr, e, false)
+	return s.refuseOpOnce(w, res, reasonInvalid, e, verr)
 }
 
 // applyHeld handles an op at or below the held top: the same op is a
