@@ -126,16 +126,9 @@ func loadTLS(cfg Config, log *slog.Logger) (*tls.Config, error) {
 // without a restart.
 func meshCATransport(caFile string, log *slog.Logger) (http.RoundTripper, error) {
 	roots, err := newReloading("http pull CA", log, func() (*x509.CertPool, error) {
-		raw, err := os.ReadFile(caFile)
+		pool, err := SystemRootsWithCA(caFile)
 		if err != nil {
-			return nil, fmt.Errorf("http pull: read --tls-ca: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(raw) {
-			return nil, fmt.Errorf("http pull: --tls-ca %s holds no PEM certificate", caFile)
+			return nil, fmt.Errorf("http pull: %w", err)
 		}
 		return pool, nil
 	}, caFile)
@@ -143,6 +136,25 @@ func meshCATransport(caFile string, log *slog.Logger) (http.RoundTripper, error)
 		return nil, err
 	}
 	return &caTransport{roots: roots}, nil
+}
+
+// SystemRootsWithCA is the system's root pool (an empty one where the
+// system has none) with the certificates of the PEM file caFile added:
+// what an HTTPS client of a node whose certificate a private CA signed
+// trusts.
+func SystemRootsWithCA(caFile string) (*x509.CertPool, error) {
+	raw, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("read --tls-ca: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(raw) {
+		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", caFile)
+	}
+	return pool, nil
 }
 
 // caTransport sends each request through a transport that trusts the CA

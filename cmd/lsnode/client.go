@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/node/sseclient"
 )
 
@@ -75,16 +75,9 @@ func httpClient(caFile string) (*http.Client, error) {
 	if caFile == "" {
 		return &http.Client{Transport: tr}, nil
 	}
-	raw, err := os.ReadFile(caFile)
+	pool, err := node.SystemRootsWithCA(caFile)
 	if err != nil {
-		return nil, fmt.Errorf("--tls-ca: %w", err)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(raw) {
-		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", caFile)
+		return nil, err
 	}
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
 	return &http.Client{Transport: tr}, nil
