@@ -65,14 +65,10 @@ func (s *surface) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	ready := true
-	failed := []any{}
+	failed := failedChecks(checks)
+	ready := len(failed) == 0
 	list := make([]any, 0, len(checks))
 	for _, c := range checks {
-		if !c.ok() {
-			ready = false
-			failed = append(failed, c.name)
-		}
 		list = append(list, pyjson.Object{
 			{Key: "name", Value: c.name}, {Key: "value", Value: c.value},
 			{Key: "threshold", Value: c.threshold}, {Key: "ok", Value: c.ok()},
@@ -100,16 +96,22 @@ func (s *surface) registerReadyGauge(reg prometheus.Registerer) {
 		ctx, cancel := context.WithTimeout(context.Background(), readyScrapeTimeout)
 		defer cancel()
 		checks, err := s.readyChecks(ctx, s.cfg.Readiness)
-		if err != nil {
+		if err != nil || len(failedChecks(checks)) > 0 {
 			return 0
-		}
-		for _, c := range checks {
-			if !c.ok() {
-				return 0
-			}
 		}
 		return 1
 	})
+}
+
+// failedChecks names the checks that do not hold.
+func failedChecks(checks []readyCheck) []any {
+	failed := []any{}
+	for _, c := range checks {
+		if !c.ok() {
+			failed = append(failed, c.name)
+		}
+	}
+	return failed
 }
 
 func (s *surface) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyCheck, error) {
