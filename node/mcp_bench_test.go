@@ -132,8 +132,10 @@ func benchDirectAppend(b *testing.B) {
 // and checks that the log took every call.
 func benchAppend(b *testing.B, st MCPStore, extra string, idle int) {
 	var count func() int64
+	var reg *prometheus.Registry
 	if st == nil {
-		real, err := store.Open(context.Background(), store.Config{Dir: b.TempDir()})
+		reg = prometheus.NewRegistry()
+		real, err := store.Open(context.Background(), store.Config{Dir: b.TempDir(), Metrics: reg})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,6 +158,27 @@ func benchAppend(b *testing.B, st MCPStore, extra string, idle int) {
 	if n := count(); n != int64(b.N) {
 		b.Fatalf("the log holds %d events after %d appends", n, b.N)
 	}
+	if reg != nil {
+		reportWritesPerCommit(b, reg)
+	}
+}
+
+// reportWritesPerCommit reports the mean number of writes that shared a
+// store transaction, from the store's group-commit histogram in reg.
+func reportWritesPerCommit(b *testing.B, reg *prometheus.Registry) {
+	families, err := reg.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "lsnode_store_group_commit_batch_size" {
+			continue
+		}
+		h := f.GetMetric()[0].GetHistogram()
+		b.ReportMetric(h.GetSampleSum()/float64(h.GetSampleCount()), "writes/commit")
+		return
+	}
+	b.Fatal("the store exported no group-commit histogram")
 }
 
 // runBenchLoad runs b.N calls of the load generator and reports the rate
