@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -78,17 +78,17 @@ func renderAgents(w io.Writer, r agentsReply, now time.Time) error {
 		}
 		return rows[i].Agent < rows[j].Agent
 	})
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tREPLICAS\tLAST SEEN\tEVENTS\tSHARED")
+	var t table
+	t.row("AGENT", "REPLICAS", "LAST SEEN", "EVENTS", "SHARED")
 	shared := 0
 	for _, a := range rows {
 		flag := "-"
 		if a.Shared {
 			flag, shared = "yes", shared+1
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", a.Agent, replicasCell(a.Replicas), lastSeen(a, now), a.Events, flag)
+		t.row(a.Agent, replicasCell(a.Replicas), lastSeen(a, now), strconv.FormatInt(a.Events, 10), flag)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	if shared > 0 {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"text/tabwriter"
 )
 
 // Exit codes. exitCode is the only place that chooses one.
@@ -169,10 +168,10 @@ func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) error {
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, "usage: lsnode <command> [flags] [arguments]\n\ncommands:\n")
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	var t table
 	for _, c := range commands() {
-		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.help)
+		t.row("  "+c.name, c.help)
 	}
-	tw.Flush()
+	t.write(w) //nolint:errcheck // usage goes to a terminal; nothing to do on failure
 	fmt.Fprint(w, "\nRun 'lsnode <command> -h' for a command's flags.\n")
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 )
 
@@ -30,31 +30,24 @@ type wireEvent struct {
 // bodyWidth is how much of a body's first line a table shows.
 const bodyWidth = 60
 
-// eventsHeader and eventRow are the columns of an event table.
-const eventsHeader = "SEQ\tCREATED\tTYPE\tFROM\tTO\tSTATUS\tSTREAM/ROOM\tID\tBODY"
-
-func eventRow(e wireEvent) string {
-	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", e.Seq, e.CreatedAt, e.Type, e.FromAgent,
-		orDash(e.ToAgent), orDash(e.Status), e.Stream+"/"+e.Room, e.ID, oneLine(e.Body, bodyWidth))
-}
-
 // printEvents writes events as a table.
 func printEvents(w io.Writer, events []wireEvent) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, eventsHeader)
+	var t table
+	t.row("SEQ", "CREATED", "TYPE", "FROM", "TO", "STATUS", "STREAM/ROOM", "ID", "BODY")
 	for _, e := range events {
-		fmt.Fprintln(tw, eventRow(e))
+		t.row(strconv.FormatInt(e.Seq, 10), e.CreatedAt, e.Type, e.FromAgent, orDash(e.ToAgent), orDash(e.Status),
+			e.Stream+"/"+e.Room, e.ID, oneLine(e.Body, bodyWidth))
 	}
-	return tw.Flush()
+	return t.write(w)
 }
 
 // printKV writes label/value pairs as a two-column table.
 func printKV(w io.Writer, rows [][2]string) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	var t table
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+		t.row(r[0], r[1])
 	}
-	return tw.Flush()
+	return t.write(w)
 }
 
 func orDash(s *string) string {
@@ -64,7 +57,7 @@ func orDash(s *string) string {
 	return *s
 }
 
-// oneLine is the first line of s (ended by \n or \r), cut to n runes,
+// oneLine is the first line of s (ended by \n or \r), cut to n columns,
 // with an ellipsis when cut or when more text follows. Other control
 // characters (tab, escape sequences) become spaces: a body must not
 // steer the terminal or split the row.
@@ -79,9 +72,8 @@ func oneLine(s string, n int) string {
 		}
 		return r
 	}, first)
-	r := []rune(first)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
+	if cellWidth(first) > n {
+		return cutToWidth(first, n-1) + "…"
 	}
 	if more {
 		return first + " …"

@@ -97,16 +97,16 @@ func (t *tailer) startNow(ctx context.Context) error {
 	return nil
 }
 
-// tablePrinter prints each event as one aligned row (no tabwriter: rows
-// stream out one at a time).
+// tablePrinter prints each event as one row in columns of fixed width
+// (no table: rows stream out one at a time).
 func tablePrinter(w io.Writer) func(sseclient.Frame) error {
 	return func(f sseclient.Frame) error {
 		var e wireEvent
 		if err := json.Unmarshal([]byte(f.Data), &e); err != nil {
 			return fmt.Errorf("event %s: %w", f.ID, err)
 		}
-		_, err := fmt.Fprintf(w, "%-6d %s  %-16s %-12s → %-12s %-9s %s  %s\n", e.Seq, e.CreatedAt, e.Type,
-			e.FromAgent, orDash(e.ToAgent), orDash(e.Status), e.ID, oneLine(e.Body, bodyWidth))
+		_, err := fmt.Fprintf(w, "%-6d %s  %s %s → %s %s %s  %s\n", e.Seq, e.CreatedAt, padRight(e.Type, 16),
+			padRight(e.FromAgent, 12), padRight(orDash(e.ToAgent), 12), padRight(orDash(e.Status), 9), e.ID, oneLine(e.Body, bodyWidth))
 		return err
 	}
 }

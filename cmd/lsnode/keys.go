@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"text/tabwriter"
 )
 
 // keysReply is the answer of /lsnode/keys: the operation's result on
@@ -102,16 +101,16 @@ func renderKeys(w io.Writer, r keysReply) error {
 			fmt.Fprintf(w, "  %s: %s\n", m.Name, m.Error)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tMEMBERS\tPRIMARY")
+	var t table
+	t.row("KEY", "MEMBERS", "PRIMARY")
 	for _, k := range r.Keys {
 		primary := fmt.Sprintf("%d/%d", k.Primary, r.Succeeded)
 		if k.Primary == 0 {
 			primary = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", k.Key, k.Members, r.Succeeded, primary)
+		t.row(k.Key, fmt.Sprintf("%d/%d", k.Members, r.Succeeded), primary)
 	}
-	return tw.Flush()
+	return t.write(w)
 }
 
 // postJSON POSTs body as JSON to path and decodes a 200 JSON answer into v.

@@ -8,7 +8,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"text/tabwriter"
 	"time"
 )
 
@@ -172,12 +171,10 @@ func renderNoPeers(w io.Writer, agents *int64) error {
 	return err
 }
 
-const peersHeader = "NAME\tREPLICA\tGOSSIP ADDR\tGRPC ADDR\tSTATE\tLAG OPS\tLAG SECONDS\tLAST SYNC\tCLOCK OFFSET\tVERSION"
-
 // renderPeers writes the member table; now is the reference for LAST SYNC.
 func renderPeers(w io.Writer, rows []peerRow, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, peersHeader)
+	var t table
+	t.row("NAME", "REPLICA", "GOSSIP ADDR", "GRPC ADDR", "STATE", "LAG OPS", "LAG SECONDS", "LAST SYNC", "CLOCK OFFSET", "VERSION")
 	for _, r := range rows {
 		name := r.Name
 		if r.Self {
@@ -187,10 +184,9 @@ func renderPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		if r.Self { // this node: no lag or offset to itself, whatever the node sends
 			lag, lagS, offset = "-", "-", "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(r.ReplicaID), dash(r.GossipAddr),
-			dash(r.GRPCAddr), r.State, lag, lagS, lastSync(r, now), offset, dash(r.Version))
+		t.row(name, dash(r.ReplicaID), dash(r.GossipAddr), dash(r.GRPCAddr), r.State, lag, lagS, lastSync(r, now), offset, dash(r.Version))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	return renderReasons(w, rows)

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -111,16 +110,16 @@ func printStatus(w io.Writer, base string, s statusz) error {
 	}
 	sort.Strings(origins)
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ORIGIN\tTOP")
+	var t table
+	t.row("ORIGIN", "TOP")
 	for _, o := range origins {
 		self := ""
 		if o == s.ReplicaID {
 			self = "  (self)"
 		}
-		fmt.Fprintf(tw, "%s\t%d%s\n", o, s.VersionVector[o], self)
+		t.row(o, fmt.Sprintf("%d%s", s.VersionVector[o], self))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	return printCatchUp(w, s)
@@ -129,20 +128,22 @@ func printStatus(w io.Writer, base string, s statusz) error {
 // printCatchUp lists the origins this node is still catching up on (held
 // short of what a peer holds), with progress and rate; nothing when none.
 func printCatchUp(w io.Writer, s statusz) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	header := false
+	t := table{rows: [][]string{{"CATCHING UP", "HELD", "TARGET", "DONE", "BEHIND", "RATE"}}}
 	for _, c := range s.CatchUp {
 		if c.BehindOps == 0 {
 			continue
 		}
-		if !header {
-			fmt.Fprintln(tw, "\nCATCHING UP\tHELD\tTARGET\tDONE\tBEHIND\tRATE")
-			header = true
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\t%d ops, %.1f s\t%.0f ops/s\n", c.Origin, c.Held, c.Target,
-			100*float64(c.Held)/float64(max(c.Target, 1)), c.BehindOps, c.BehindSeconds, c.OpsPerSecond)
+		t.row(c.Origin, strconv.FormatInt(c.Held, 10), strconv.FormatInt(c.Target, 10),
+			fmt.Sprintf("%.1f%%", 100*float64(c.Held)/float64(max(c.Target, 1))),
+			fmt.Sprintf("%d ops, %.1f s", c.BehindOps, c.BehindSeconds), fmt.Sprintf("%.0f ops/s", c.OpsPerSecond))
 	}
-	return tw.Flush()
+	if len(t.rows) == 1 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return t.write(w)
 }
 
 // requestsLine is "12 (200: 10, 404: 2)".
