@@ -146,8 +146,11 @@ func printCatchUp(w io.Writer, s statusz) error {
 	return t.write(w)
 }
 
-// requestsLine is "12 (200: 10, 404: 2)".
+// requestsLine is "12 (200: 10, 404: 2)", or "0" before the first.
 func requestsLine(total int64, by map[string]int64) string {
+	if len(by) == 0 {
+		return strconv.FormatInt(total, 10)
+	}
 	codes := make([]string, 0, len(by))
 	for c := range by {
 		codes = append(codes, c)

@@ -36,3 +36,21 @@ func TestPrintStatus_CatchUp(t *testing.T) {
 		t.Fatalf("catch-up section with nothing behind:\n%s", out.String())
 	}
 }
+
+// The requests line breaks the count down by status code, and shows a
+// bare count before the first request rather than "0 ()".
+func TestRequestsLine(t *testing.T) {
+	for _, tc := range []struct {
+		total int64
+		by    map[string]int64
+		want  string
+	}{
+		{0, nil, "0"},
+		{0, map[string]int64{}, "0"},
+		{12, map[string]int64{"404": 2, "200": 10}, "12 (200: 10, 404: 2)"},
+	} {
+		if got := requestsLine(tc.total, tc.by); got != tc.want {
+			t.Errorf("requestsLine(%d, %v) = %q, want %q", tc.total, tc.by, got, tc.want)
+		}
+	}
+}
