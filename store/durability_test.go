@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,38 +63,7 @@ func TestDurability_KillNine(t *testing.T) {
 	for round, acks := range []int{300, 1500} {
 		t.Run(fmt.Sprintf("after_%d_acks", acks), func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAppendLoop$", "-test.count=1")
-			cmd.Env = append(os.Environ(), helperEnv+"="+dir)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			acked := make([]string, 0, acks)
-			sc := bufio.NewScanner(stdout)
-			deadline := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
-			defer deadline.Stop()
-			for len(acked) < acks && sc.Scan() {
-				acked = append(acked, sc.Text())
-			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			// Ids printed after the kill was sent were acknowledged too.
-			for sc.Scan() {
-				acked = append(acked, sc.Text())
-			}
-			err = cmd.Wait()
-			if len(acked) < acks {
-				t.Fatalf("child stopped after %d acks: %v\n%s", len(acked), err, stderr.String())
-			}
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("child was not killed by SIGKILL: %v\n%s", cmd.ProcessState, stderr.String())
-			}
+			acked := killMidLoad(t, "TestHelperAppendLoop", helperEnv+"="+dir, acks)
 
 			s := openReplicaAt(t, dir, repA, nil)
 			ops := allOps(t, s)[repA]
@@ -134,4 +104,135 @@ func TestDurability_KillNine(t *testing.T) {
 			t.Logf("round %d: %d acknowledged, %d held", round, len(acked), len(ops))
 		})
 	}
+}
+
+// killMidLoad runs the test binary's helper test helper as a child process
+// with env added, reads the lines it prints (one per acknowledged write),
+// kills it with SIGKILL once it printed at least lines and returns every
+// line it printed, those written after the kill was sent included.
+func killMidLoad(t *testing.T, helper, env string, lines int) []string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	printed := make([]string, 0, lines)
+	sc := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for len(printed) < lines && sc.Scan() {
+		printed = append(printed, sc.Text())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		printed = append(printed, sc.Text())
+	}
+	err = cmd.Wait()
+	if len(printed) < lines {
+		t.Fatalf("child stopped after %d acknowledgements: %v\n%s", len(printed), err, stderr.String())
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child was not killed by SIGKILL: %v\n%s", cmd.ProcessState, stderr.String())
+	}
+	return printed
+}
+
+// applyHelperEnv switches the test binary into the apply loop of
+// TestHelperApplyLoop; its value is the data dir.
+const applyHelperEnv = "LSNODE_STORE_APPLY_HELPER_DIR"
+
+// applyLoopBatch is the number of ops in each batch TestHelperApplyLoop
+// applies.
+const applyLoopBatch = 200
+
+// TestHelperApplyLoop is not a test: run by TestDurability_KillNineDuringApply
+// as a child process, it applies the fleet ops of newBenchGen(1) (four
+// origins, threads closed by terminal replies) in batches until killed and
+// prints the number of ops applied so far after each batch returns.
+func TestHelperApplyLoop(t *testing.T) {
+	dir := os.Getenv(applyHelperEnv)
+	if dir == "" {
+		t.Skip("helper process for TestDurability_KillNineDuringApply")
+	}
+	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(2)
+	}
+	gen := newBenchGen(1)
+	for applied := 0; ; {
+		res, err := s.ApplyBatch(context.Background(), gen.batch(applyLoopBatch))
+		if err != nil || res.Applied != applyLoopBatch {
+			fmt.Fprintln(os.Stderr, "apply:", fmtResult(res), err)
+			os.Exit(3)
+		}
+		applied += res.Applied
+		os.Stdout.WriteString(strconv.Itoa(applied) + "\n") // unbuffered: one write per acknowledged batch
+	}
+}
+
+// TestDurability_KillNineDuringApply: a remote batch whose apply returned
+// survives kill -9 (the peer that sent it moves on), each batch is stored
+// whole or not at all (one transaction), what survives is a gap-free
+// prefix of every origin, and the derived tables are what a replica that
+// applied the same ops derives.
+func TestDurability_KillNineDuringApply(t *testing.T) {
+	if testing.Short() {
+		t.Skip("re-executes the test binary")
+	}
+	dir := t.TempDir()
+	printed := killMidLoad(t, "TestHelperApplyLoop", applyHelperEnv+"="+dir, 15)
+	acked, err := strconv.Atoi(printed[len(printed)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := openReplicaAt(t, dir, repD, nil)
+	held := allOps(t, s)
+	var total int
+	var flat []Op
+	for origin, ops := range held {
+		for i, op := range ops {
+			if op.Event.OriginSeq != int64(i+1) {
+				t.Fatalf("%s: origin_seq %d at position %d: not a prefix", origin, op.Event.OriginSeq, i)
+			}
+		}
+		total += len(ops)
+		flat = append(flat, ops...)
+	}
+	if total < acked {
+		t.Fatalf("%d ops held after %d were acknowledged", total, acked)
+	}
+	if total%applyLoopBatch != 0 {
+		t.Fatalf("%d ops held: a batch of %d was stored in part", total, applyLoopBatch)
+	}
+	want := newBenchGen(1).batch(total).Ops
+	byID := make(map[string]Event, len(flat))
+	for _, op := range flat {
+		byID[op.Event.ID] = op.Event
+	}
+	for _, op := range want {
+		got, ok := byID[op.Event.ID]
+		if !ok || got.HLC != op.Event.HLC || got.OriginSeq != op.Event.OriginSeq || got.Body != op.Event.Body {
+			t.Fatalf("op %s (%s/%d) is not held as it was sent: %+v", op.Event.ID, op.Event.OriginReplica, op.Event.OriginSeq, got)
+		}
+	}
+
+	writeOwedRows(t, s)
+	fresh, _ := openReplica(t, repD)
+	mustApply(t, fresh, Batch{Ops: want})
+	writeOwedRows(t, fresh)
+	if got, wantRows := derivedRows(t, s), derivedRows(t, fresh); got != wantRows {
+		t.Fatalf("derived rows after kill -9 differ from a replica that applied the same ops:\n%.2000s\nwant\n%.2000s", got, wantRows)
+	}
+	t.Logf("%d ops acknowledged, %d held", acked, total)
 }
