@@ -2,7 +2,6 @@ package node
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +39,8 @@ const oldestProtocolVersion = "2024-11-05"
 //   - ping and tools/list ignore their params;
 //   - a request without "jsonrpc": "2.0" is answered as if it had it;
 //   - the answer carries the request's id as Python decoded it, also
-//     where the SDK would round it or refuse it (placeholderID).
+//     where the SDK would round it or refuse it, and tools/list's result
+//     only its tools (mcp_answer.go).
 //
 // Everything else, argument handling included, happens in the tool
 // handlers: through the SDK server, or for a plain tools/call or ping
@@ -71,15 +71,17 @@ func (c *mcpCompat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
-	restore, ok := newIDRestorer(w, req.env.get("id"))
-	if !ok {
+	answer := newSDKAnswer(w, req)
+	if answer == nil {
 		c.dispatch(w, r, req, body, forward)
 		return
 	}
-	forward = withMember(forward, "id", json.RawMessage(placeholderID))
-	req.env, _ = objectMembers(forward) // the JSON encoding/json just wrote
-	c.dispatch(restore, r, req, body, forward)
-	restore.finish() // not deferred: after a panic nothing is sent, and the node's recovery answers
+	if answer.id != nil {
+		forward = withMember(forward, "id", json.RawMessage(placeholderID))
+		req.env, _ = objectMembers(forward) // the JSON encoding/json just wrote
+	}
+	c.dispatch(answer, r, req, body, forward)
+	answer.finish() // not deferred: after a panic nothing is sent, and the node's recovery answers
 }
 
 // dispatch answers a screened request, by the fast path or the SDK.
@@ -224,62 +226,6 @@ func withMember(body []byte, key string, value json.RawMessage) []byte {
 	}
 	data, _ := json.Marshal(out) // raw JSON values always encode
 	return data
-}
-
-// placeholderID is the id a request is forwarded with when the SDK would
-// not echo its own: the hub answers with any id as Python decoded it,
-// while the SDK rounds integers beyond 2^53, turns 1.0 into 1 and refuses
-// ids that are neither numbers nor strings.
-const placeholderID = `"lsnode.request-id"`
-
-// idRestorer holds the answer to a request forwarded with placeholderID
-// and writes it with the request's own id.
-type idRestorer struct {
-	http.ResponseWriter
-	id     []byte // the request's id as the hub writes it
-	status int
-	buf    bytes.Buffer
-}
-
-// newIDRestorer returns a restorer for a request whose id the SDK would
-// alter or take for a notification's (none, or null); false for any other
-// id (a string, an integer within 2^53), and for an id the hub cannot
-// write either (1e400).
-func newIDRestorer(w http.ResponseWriter, id json.RawMessage) (*idRestorer, bool) {
-	if isNull(id) {
-		return &idRestorer{ResponseWriter: w, id: []byte("null")}, true
-	}
-	if _, ok := exactID(id); ok || id[0] == '"' {
-		return nil, false
-	}
-	shown, err := pyjson.Compact(id)
-	if err != nil {
-		return nil, false
-	}
-	return &idRestorer{ResponseWriter: w, id: shown}, true
-}
-
-func (w *idRestorer) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *idRestorer) Write(b []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.buf.Write(b)
-}
-
-// finish sends the answer, its placeholder id replaced by the request's.
-func (w *idRestorer) finish() {
-	const frame = `{"jsonrpc":"2.0","id":`
-	body := w.buf.Bytes()
-	if rest, ok := bytes.CutPrefix(body, []byte(frame+placeholderID)); ok {
-		body = append(append([]byte(frame), w.id...), rest...)
-	}
-	w.ResponseWriter.Header().Del("Content-Length")
-	w.ResponseWriter.WriteHeader(cmp.Or(w.status, http.StatusOK))
-	_, _ = w.ResponseWriter.Write(body)
 }
 
 // withOnlyVersion is an initialize request whose params hold only the

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -241,6 +242,35 @@ func TestMCPInitializeReadsOnlyTheVersion(t *testing.T) {
 		want := `{"capabilities":{"tools":{}},"protocolVersion":"` + version + `","serverInfo":{"name":"mempalace","version":"1.2.3"}}`
 		if r.Error != nil || string(r.Result) != want {
 			t.Errorf("initialize %s: %s %+v\nwant %s", params, r.Result, r.Error, want)
+		}
+	}
+}
+
+// TestMCPToolsListAsHub: tools/list's result holds only "tools", as the
+// hub's does. go-sdk adds the cache-control members of list results
+// (ttlMs, cacheScope) that the hub never sends; the node drops them, also
+// when the id needs restoring too, and leaves the rest of the answer as
+// the SDK wrote it.
+func TestMCPToolsListAsHub(t *testing.T) {
+	h := newMCPHarness(t, MCPOptions{})
+	for _, id := range []string{`1`, `null`, `1.0`, `"x"`} {
+		status, _, out := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`)
+		var r rpcReply
+		if status != http.StatusOK || json.Unmarshal(out, &r) != nil || r.Error != nil {
+			t.Fatalf("id %s: %d %s", id, status, out)
+		}
+		result, err := objectMembers(r.Result)
+		if err != nil || len(result) != 1 || result[0].key != "tools" {
+			t.Fatalf("id %s: result %.200s, want only \"tools\"", id, r.Result)
+		}
+		if !bytes.HasPrefix(out, []byte(`{"jsonrpc":"2.0","id":`)) || !bytes.Contains(out, []byte(`,"result":{"tools":[{"`)) {
+			t.Fatalf("id %s: answer framed otherwise than the SDK's: %.200s", id, out)
+		}
+		var list struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		if json.Unmarshal(r.Result, &list) != nil || len(list.Tools) != len(catalog()) {
+			t.Fatalf("id %s: %d tools in %.200s", id, len(list.Tools), r.Result)
 		}
 	}
 }
