@@ -33,9 +33,10 @@ func (d *delegates) NodeMeta(limit int) []byte {
 	return b
 }
 
-// NotifyMsg takes the keyring messages members send each other
-// (keymsg.go); it copies nothing it keeps and never blocks.
-func (d *delegates) NotifyMsg(b []byte) { d.m.keyMessage(b) }
+// NotifyMsg takes the user messages members send each other: keyring
+// messages (keymsg.go) and leaving notices (leave.go). It copies nothing
+// it keeps and never blocks.
+func (d *delegates) NotifyMsg(b []byte) { d.m.userMessage(b) }
 
 // GetBroadcasts, LocalState and MergeRemoteState are unused: lsnode
 // gossips no user data, only membership.

@@ -86,15 +86,18 @@ func (p *pendingReplies) deliver(r keyReply) {
 	}
 }
 
-// keyMessage takes a user message from memberlist's loops (NotifyMsg): a
-// reply goes to its waiting operation, a request to the keyring
-// goroutine's queue. It never blocks.
-func (m *Membership) keyMessage(b []byte) {
+// userMessage takes a user message from memberlist's loops (NotifyMsg):
+// a keyring reply goes to its waiting operation, a keyring request to the
+// keyring goroutine's queue, a leaving notice to the table (leave.go). It
+// never blocks.
+func (m *Membership) userMessage(b []byte) {
 	if len(b) < 2 || len(b) > maxKeyMessage {
-		m.log.Warn("keyring message dropped: bad size", "bytes", len(b))
+		m.log.Warn("user message dropped: bad size", "bytes", len(b))
 		return
 	}
 	switch b[0] {
+	case msgLeaving:
+		m.leavingNotice(string(b[1:]))
 	case msgKeyReply:
 		var r keyReply
 		if err := json.Unmarshal(b[1:], &r); err != nil {
@@ -142,7 +145,7 @@ func (m *Membership) runKeyRequests() {
 
 func (m *Membership) sendKeyReply(to string, r keyReply) error {
 	var target *memberlist.Node
-	for _, mem := range m.keyPeers() {
+	for _, mem := range m.alivePeers() {
 		if mem.Name == to {
 			target = mem
 		}
@@ -157,11 +160,11 @@ func (m *Membership) sendKeyReply(to string, r keyReply) error {
 	return m.ml.SendReliable(target, msg)
 }
 
-// keyPeers are the members a keyring operation reaches: every other
-// member that is up, as nodes to send to. They are built from this
-// package's table, not memberlist.Members(), whose nodes memberlist keeps
-// changing.
-func (m *Membership) keyPeers() []*memberlist.Node {
+// alivePeers are the members a keyring operation or a leaving notice
+// reaches: every other member that is up, as nodes to send to. They are
+// built from this package's table, not memberlist.Members(), whose nodes
+// memberlist keeps changing.
+func (m *Membership) alivePeers() []*memberlist.Node {
 	var out []*memberlist.Node
 	for _, mem := range m.Members() {
 		if mem.Name == m.cfg.Name || !mem.State.Up() {

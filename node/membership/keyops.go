@@ -114,7 +114,7 @@ func (m *Membership) KeyOperation(ctx context.Context, op KeyOp, key string) (Ke
 // waits for their replies; a member that does not answer in time gets an
 // error reply. Every send goroutine is joined before it returns.
 func (m *Membership) askMembers(ctx context.Context, op KeyOp, key string) []keyReply {
-	peers := m.keyPeers()
+	peers := m.alivePeers()
 	if len(peers) == 0 {
 		return nil
 	}

@@ -174,9 +174,10 @@ func (m *Membership) Join(addrs []string) (int, error) {
 // rather than dead, and waits up to timeout for the announcement to go
 // out. It stops the rejoin loop. Call Shutdown afterwards.
 //
-// The announcement has two steps: metadata flagged as leaving (memberlist
+// The announcement has three steps: metadata flagged as leaving (memberlist
 // does not tell the others whether a node left or died, see tagLeaving),
-// then memberlist's own leave. timeout bounds both together.
+// a leaving notice sent to each member directly (leave.go), then
+// memberlist's own leave. timeout bounds them together.
 func (m *Membership) Leave(timeout time.Duration) error {
 	m.lifecycle.Lock()
 	defer m.lifecycle.Unlock()
@@ -191,6 +192,7 @@ func (m *Membership) Leave(timeout time.Duration) error {
 	if err := m.ml.UpdateNode(timeout); err != nil {
 		m.log.Warn("leaving flag not confirmed; peers may see this node as dead", "err", err)
 	}
+	m.announceLeaving(deadline)
 	rest := time.Until(deadline)
 	if timeout > 0 && rest < time.Millisecond {
 		rest = time.Millisecond

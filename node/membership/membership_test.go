@@ -58,6 +58,11 @@ func TestMembership_LeaveIsSeenAsLeft(t *testing.T) {
 		waitFor(t, 5*time.Second, func() (bool, string) {
 			return n.h.count("down n3 left") == 1, n.name + ": " + n.h.String()
 		})
+		waitFor(t, 5*time.Second, func() (bool, string) { // the leaving notice came too (leave.go)
+			n.m.table.mu.Lock()
+			defer n.m.table.mu.Unlock()
+			return n.m.table.leavers["n3"], n.name + " got no leaving notice from n3"
+		})
 	}
 	if err := leaver.m.Leave(time.Second); !errors.Is(err, ErrShutdown) {
 		t.Fatalf("Leave after Shutdown = %v, want ErrShutdown", err)

@@ -32,6 +32,7 @@ type table struct {
 	mu      sync.Mutex
 	members map[string]*Member
 	refused map[string]*refusal
+	leavers map[string]bool // members that sent a leaving notice since they were last seen up without leaving metadata
 }
 
 // refusal is a refused node and its latest attempt.
@@ -41,7 +42,8 @@ type refusal struct {
 }
 
 func newTable(self string, probe time.Duration, now func() time.Time) *table {
-	return &table{self: self, probe: probe, now: now, members: map[string]*Member{}, refused: map[string]*refusal{}}
+	return &table{self: self, probe: probe, now: now, members: map[string]*Member{}, refused: map[string]*refusal{},
+		leavers: map[string]bool{}}
 }
 
 // upsert records a node that joined, came back or changed its metadata.
@@ -50,6 +52,9 @@ func (t *table) upsert(n *memberlist.Node) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.refused, n.Name)
+	if _, leaving, _ := decodeMeta(n.Meta); !leaving {
+		delete(t.leavers, n.Name) // up again, and staying: an old notice no longer holds
+	}
 	prev, ok := t.members[n.Name]
 	if !ok {
 		cur.Generation = 1
@@ -67,14 +72,15 @@ func (t *table) upsert(n *memberlist.Node) {
 }
 
 // down records a node declared dead or that left: left when its last
-// metadata announced its departure (see tagLeaving), dead otherwise.
+// metadata announced its departure (see tagLeaving) or it sent a leaving
+// notice (leave.go), dead otherwise.
 func (t *table) down(n *memberlist.Node) {
-	state := StateDead
-	if _, leaving, _ := decodeMeta(n.Meta); leaving {
-		state = StateLeft
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	state := StateDead
+	if _, leaving, _ := decodeMeta(n.Meta); leaving || t.leavers[n.Name] {
+		state = StateLeft
+	}
 	prev, ok := t.members[n.Name]
 	if !ok {
 		m := aliveMember(n, t.now())
@@ -85,6 +91,23 @@ func (t *table) down(n *memberlist.Node) {
 	if prev.State != state {
 		prev.State, prev.Since = state, t.now()
 		prev.Generation++
+	}
+}
+
+// leaving records a member's leaving notice: a member recorded dead
+// already (memberlist's leave got here first) is now left, and one still
+// up is left when it goes down. A notice naming no member is ignored.
+func (t *table) leaving(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m, ok := t.members[name]
+	if !ok {
+		return // no member of that name: nothing to mark
+	}
+	t.leavers[name] = true
+	if m.State == StateDead {
+		m.State, m.Since = StateLeft, t.now()
+		m.Generation++
 	}
 }
 
@@ -189,6 +212,7 @@ func (t *table) forget(cutoff time.Time) []Member {
 		if !m.State.Up() && m.Since.Before(cutoff) {
 			gone = append(gone, *m)
 			delete(t.members, name)
+			delete(t.leavers, name)
 		}
 	}
 	for name, r := range t.refused {
