@@ -14,23 +14,34 @@ import (
 	"time"
 )
 
-// helperEnv switches the test binary into the append loop of
-// TestHelperAppendLoop; its value is the data dir.
+// helperEnv switches the test binary into the helper test that
+// killMidLoad runs (TestHelperAppendLoop, TestHelperApplyLoop); its value
+// is the data dir.
 const helperEnv = "LSNODE_STORE_HELPER_DIR"
+
+// helperStore is the store a helper test writes to in its child process:
+// the data dir of helperEnv, with replica's id. Without helperEnv the
+// helper is skipped (it runs only as the child of parent); a store that
+// does not open ends the child with exit status 2.
+func helperStore(t *testing.T, replica, parent string) *Store {
+	t.Helper()
+	dir := os.Getenv(helperEnv)
+	if dir == "" {
+		t.Skip("helper process for " + parent)
+	}
+	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: replica})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(2)
+	}
+	return s
+}
 
 // TestHelperAppendLoop is not a test: run by TestDurability_KillNine as a
 // child process, it appends from 8 goroutines until killed and prints each
 // acknowledged event id on its own line, written straight to stdout.
 func TestHelperAppendLoop(t *testing.T) {
-	dir := os.Getenv(helperEnv)
-	if dir == "" {
-		t.Skip("helper process for TestDurability_KillNine")
-	}
-	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repA})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "open:", err)
-		os.Exit(2)
-	}
+	s := helperStore(t, repA, "TestDurability_KillNine")
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -63,7 +74,7 @@ func TestDurability_KillNine(t *testing.T) {
 	for round, acks := range []int{300, 1500} {
 		t.Run(fmt.Sprintf("after_%d_acks", acks), func(t *testing.T) {
 			dir := t.TempDir()
-			acked := killMidLoad(t, "TestHelperAppendLoop", helperEnv+"="+dir, acks)
+			acked := killMidLoad(t, "TestHelperAppendLoop", dir, acks)
 
 			s := openReplicaAt(t, dir, repA, nil)
 			ops := allOps(t, s)[repA]
@@ -107,13 +118,13 @@ func TestDurability_KillNine(t *testing.T) {
 }
 
 // killMidLoad runs the test binary's helper test helper as a child process
-// with env added, reads the lines it prints (one per acknowledged write),
+// writing to dir, reads the lines it prints (one per acknowledged write),
 // kills it with SIGKILL once it printed at least lines and returns every
 // line it printed, those written after the kill was sent included.
-func killMidLoad(t *testing.T, helper, env string, lines int) []string {
+func killMidLoad(t *testing.T, helper, dir string, lines int) []string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), env)
+	cmd.Env = append(os.Environ(), helperEnv+"="+dir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,10 +157,6 @@ func killMidLoad(t *testing.T, helper, env string, lines int) []string {
 	return printed
 }
 
-// applyHelperEnv switches the test binary into the apply loop of
-// TestHelperApplyLoop; its value is the data dir.
-const applyHelperEnv = "LSNODE_STORE_APPLY_HELPER_DIR"
-
 // applyLoopBatch is the number of ops in each batch TestHelperApplyLoop
 // applies.
 const applyLoopBatch = 200
@@ -159,15 +166,7 @@ const applyLoopBatch = 200
 // origins, threads closed by terminal replies) in batches until killed and
 // prints the number of ops applied so far after each batch returns.
 func TestHelperApplyLoop(t *testing.T) {
-	dir := os.Getenv(applyHelperEnv)
-	if dir == "" {
-		t.Skip("helper process for TestDurability_KillNineDuringApply")
-	}
-	s, err := Open(context.Background(), Config{Dir: dir, ReplicaID: repD})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "open:", err)
-		os.Exit(2)
-	}
+	s := helperStore(t, repD, "TestDurability_KillNineDuringApply")
 	gen := newBenchGen(1)
 	for applied := 0; ; {
 		res, err := s.ApplyBatch(context.Background(), gen.batch(applyLoopBatch))
@@ -190,7 +189,7 @@ func TestDurability_KillNineDuringApply(t *testing.T) {
 		t.Skip("re-executes the test binary")
 	}
 	dir := t.TempDir()
-	printed := killMidLoad(t, "TestHelperApplyLoop", applyHelperEnv+"="+dir, 15)
+	printed := killMidLoad(t, "TestHelperApplyLoop", dir, 15)
 	acked, err := strconv.Atoi(printed[len(printed)-1])
 	if err != nil {
 		t.Fatal(err)
