@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/lsnode/lsnode/node"
 )
 
@@ -154,16 +152,9 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 // node's global cap (503), not taken as a final refusal.
 func TestTail_WaitsOutPerClientCap(t *testing.T) {
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Registry = t.TempDir(), "127.0.0.1:0", prometheus.NewRegistry()
+	cfg.DataDir, cfg.HTTPAddr = t.TempDir(), "127.0.0.1:0"
 	cfg.MaxStreamsPerClient = 1
-	n, err := node.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	n := startNodeWith(t, cfg)
 	resp, err := http.Get(n.URL() + "/logstream/stream") // takes the client's one slot
 	if err != nil {
 		t.Fatal(err)

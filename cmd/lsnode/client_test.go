@@ -27,7 +27,14 @@ func appendInput(body string) store.AppendInput {
 func startNode(t *testing.T, dir, addr, token string) *node.Node {
 	t.Helper()
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = dir, addr, token, prometheus.NewRegistry()
+	cfg.DataDir, cfg.HTTPAddr, cfg.Token = dir, addr, token
+	return startNodeWith(t, cfg)
+}
+
+// startNodeWith runs an in-process node with cfg and a registry of its own.
+func startNodeWith(t *testing.T, cfg node.Config) *node.Node {
+	t.Helper()
+	cfg.Registry = prometheus.NewRegistry()
 	n, err := node.New(cfg)
 	if err != nil {
 		t.Fatal(err)
