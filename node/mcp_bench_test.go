@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -290,16 +291,41 @@ func benchNode(b *testing.B, st MCPStore, port int) *Node {
 	return n
 }
 
-// BenchmarkMCPHandler is the CPU of one event_append call in the node's
-// handler (the request policy, the mount, the MCP fast path, the tool,
-// the rendering) on a store that only echoes, without the network and
-// net/http: the handler runs on a request built once, as net/http would
-// hand it over, and a ResponseWriter that keeps the answer. It moves far
-// less with the machine's load than BenchmarkMCPAppend; cpu-us/op (the
-// process's, garbage collection included) least.
+// BenchmarkMCPHandler is the CPU of one tool call in the node's handler
+// (the request policy, the mount, the MCP layers, the tool, the
+// rendering) without the network and net/http: the handler runs on a
+// request built once, as net/http would hand it over, and a
+// ResponseWriter that keeps the answer. tool=append is event_append on a
+// store that only echoes; tool=list,events=50 is an event_list of 50
+// events on a real store holding 200. It moves far less with the
+// machine's load than BenchmarkMCPAppend; cpu-us/op (the process's,
+// garbage collection included) least.
 func BenchmarkMCPHandler(b *testing.B) {
-	h := benchNode(b, &echoLog{}, 8765).surface.handler()
-	body := []byte(loadBody("", "000000001"))
+	b.Run("tool=append", func(b *testing.B) {
+		benchHandler(b, &echoLog{}, loadBody("", "000000001"), `\"success\": true`)
+	})
+	b.Run("tool=list,events=50", func(b *testing.B) {
+		st, err := store.Open(context.Background(), store.Config{Dir: b.TempDir(), Metrics: prometheus.NewRegistry()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		for i := range 200 {
+			if _, err := st.Append(context.Background(), store.AppendInput{Type: "bench.list", Stream: "project/bench",
+				Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: fmt.Sprintf("event %d of the listing", i)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		body := `{"jsonrpc":"2.0","id":"000000001","method":"tools/call","params":{"name":"mempalace_event_list",` +
+			`"arguments":{"stream":"project/bench","limit":50}}}`
+		benchHandler(b, st, body, `\"count\": 50`)
+	})
+}
+
+// benchHandler runs body through the handler of a node serving st until
+// the benchmark ends; every answer must be a 200 holding want.
+func benchHandler(b *testing.B, st MCPStore, body, want string) {
+	h := benchNode(b, st, 8765).surface.handler()
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -312,14 +338,15 @@ func BenchmarkMCPHandler(b *testing.B) {
 	b.ReportAllocs()
 	cpu := startCPU()
 	for b.Loop() {
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = io.NopCloser(strings.NewReader(body))
 		clear(w.header)
 		w.body, w.status = w.body[:0], 0
 		h.ServeHTTP(w, r)
-		if w.status != http.StatusOK || !bytes.Contains(w.body, []byte(`\"success\": true`)) {
-			b.Fatalf("append: %d %s", w.status, w.body)
+		if w.status != http.StatusOK || !bytes.Contains(w.body, []byte(want)) {
+			b.Fatalf("%d %s", w.status, w.body)
 		}
 	}
+	b.ReportMetric(float64(len(w.body)), "answer-bytes")
 	cpu.report(b)
 }
 
