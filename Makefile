@@ -64,8 +64,8 @@ test-race: ## go test -race -count=1 ./...
 bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6 BENCH_OUT=f)
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(PKG) | tee $(BENCH_OUT)
 
-# make bench-replication [REPL_BENCH=regex]: the replication benchmarks of
-# issue 4 on real processes (minutes each; root for the partition one). The
+# make bench-replication [REPL_BENCH=regex]: the replication benchmarks
+# on real processes (minutes each; root for the partition one). The
 # raw SQLite insert rate is measured first so the catch-up can be compared
 # with it from the same run.
 REPL_BENCH ?= .
