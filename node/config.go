@@ -13,6 +13,7 @@ import (
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // Defaults of the Config fields (DefaultConfig).
@@ -316,7 +317,7 @@ func (c Config) Validate() error {
 		return errors.New("--rejoin-interval must not be negative")
 	}
 	if c.UnsignedOrigins != "" {
-		if _, err := lssync.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
+		if _, err := integrity.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
 			return fmt.Errorf("--unsigned-origins: want accept or refuse, got %q", c.UnsignedOrigins)
 		}
 	}

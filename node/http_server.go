@@ -13,6 +13,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // surface is the node's HTTP surface: routing, the request policy, the
@@ -38,7 +39,7 @@ type surface struct {
 	// origins reports per-origin catch-up progress (nil: no replication).
 	origins func() []lssync.OriginLag
 	// integrity is the node's origin integrity, shown by /statusz.
-	integrity *lssync.Integrity
+	integrity *integrity.Integrity
 	// keyring runs gossip keyring operations (/lsnode/keys).
 	keyring keyringFunc
 	// drain is cancelled when shutdown begins: streams and long polls end.

@@ -19,6 +19,7 @@ import (
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // logStore is what the HTTP surface reads from the log (*store.Store).
@@ -62,7 +63,7 @@ type Node struct {
 
 	// integrity signs this node's ops and verifies its peers' (set by
 	// Start; integrity.go).
-	integrity *lssync.Integrity
+	integrity *integrity.Integrity
 
 	// drain is cancelled when shutdown begins: streams and long polls
 	// end, in-flight requests finish.

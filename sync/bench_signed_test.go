@@ -8,11 +8,12 @@ import (
 
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
-func benchIntegrity(b *testing.B, st *store.Store, policy lssync.UnsignedPolicy) *lssync.Integrity {
+func benchIntegrity(b *testing.B, st *store.Store, policy integrity.UnsignedPolicy) *integrity.Integrity {
 	b.Helper()
-	in, err := lssync.NewIntegrity(context.Background(), lssync.IntegrityConfig{
+	in, err := integrity.New(context.Background(), integrity.Config{
 		Self: st.ReplicaID(), Key: nodeKey(st.ReplicaID()), Policy: policy, Keys: st,
 	})
 	if err != nil {
@@ -36,10 +37,10 @@ func BenchmarkCatchUpSigned(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				scfg := lssync.DefaultConfig("bench")
-				scfg.Integrity = benchIntegrity(b, src, lssync.UnsignedAccept) // cold signature cache
+				scfg.Integrity = benchIntegrity(b, src, integrity.UnsignedAccept) // cold signature cache
 				dst := emptyStore(b)
 				dcfg := lssync.DefaultConfig("bench")
-				in := benchIntegrity(b, dst, lssync.UnsignedRefuse)
+				in := benchIntegrity(b, dst, integrity.UnsignedRefuse)
 				dcfg.Integrity = in
 				b.StartTimer()
 				p := newBenchPairOf(b, dcfg, scfg, lssync.StoreLog(dst), lssync.StoreLog(src))

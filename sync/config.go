@@ -101,9 +101,9 @@ type Config struct {
 	// credentials); with none, connections are plaintext.
 	DialOptions []grpc.DialOption
 	// Integrity signs this node's ops when served and verifies received
-	// ops against their origins' pinned keys (NewIntegrity); nil neither
+	// ops against their origins' pinned keys (sync/integrity); nil neither
 	// signs nor verifies.
-	Integrity *Integrity
+	Integrity Integrity
 }
 
 // DefaultConfig returns the defaults for clusterID.

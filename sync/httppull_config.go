@@ -81,8 +81,8 @@ type HTTPPullConfig struct {
 	AfterRound func([]PeerResult)
 	// Integrity, when set, checks pulled ops (which carry no signature):
 	// ops of origins that sign are refused, and all ops under
-	// UnsignedRefuse; refused ops keep their slots (Integrity.check).
-	Integrity *Integrity
+	// UnsignedRefuse; refused ops keep their slots (Integrity.Check).
+	Integrity Integrity
 }
 
 // Ticker delivers the pull loop's ticks.

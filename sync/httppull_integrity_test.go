@@ -7,6 +7,7 @@ import (
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // TestHTTPPull_Integrity: ops pulled from a Python hub carry no signature.
@@ -14,9 +15,9 @@ import (
 // (quarantined as unsigned, its slot kept: it comes signed over gRPC);
 // the hub's own ops are applied under accept and refused under refuse.
 func TestHTTPPull_Integrity(t *testing.T) {
-	for _, policy := range []lssync.UnsignedPolicy{lssync.UnsignedAccept, lssync.UnsignedRefuse} {
+	for _, policy := range []integrity.UnsignedPolicy{integrity.UnsignedAccept, integrity.UnsignedRefuse} {
 		t.Run(policy.String(), func(t *testing.T) {
-			signer := newSignedNode(t, repX, lssync.UnsignedAccept) // the lsnode origin, its key pinned below
+			signer := newSignedNode(t, repX, integrity.UnsignedAccept) // the lsnode origin, its key pinned below
 			h := startHub(t, fakehub.Config{Seed: 21})
 			h.note(t, "the hub's own")
 			h.remote(t, repX, 1, "note", nil)
@@ -27,7 +28,7 @@ func TestHTTPPull_Integrity(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { keys.Close() })
-				in, err := lssync.NewIntegrity(context.Background(), lssync.IntegrityConfig{
+				in, err := integrity.New(context.Background(), integrity.Config{
 					Self: repY, Key: nodeKey(repY), Policy: policy, Keys: keys,
 				})
 				if err != nil {
@@ -46,7 +47,7 @@ func TestHTTPPull_Integrity(t *testing.T) {
 				t.Errorf("the pinned origin's unsigned ops were applied: %v", vv)
 			}
 			wantHub := int64(1)
-			if policy == lssync.UnsignedRefuse {
+			if policy == integrity.UnsignedRefuse {
 				wantHub = 0
 			}
 			if vv[h.ReplicaID()] != wantHub {

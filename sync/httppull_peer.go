@@ -242,7 +242,7 @@ func (r *peerRound) applyPage(ctx context.Context, ops []store.Op) (store.ApplyR
 		// HTTP ops carry no signature: the check refuses those of origins
 		// that sign (pinned key) and, under --unsigned-origins=refuse, all.
 		var err error
-		if ops, _, err = in.check(ctx, ops, nil, r.p.log.VersionVector(), nil); err != nil {
+		if ops, _, err = in.Check(ctx, ops, nil, r.p.log.VersionVector(), nil); err != nil {
 			return store.ApplyResult{}, err
 		}
 	}

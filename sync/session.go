@@ -2,6 +2,7 @@ package lssync
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -58,7 +59,7 @@ func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 	s.status.Store(&LinkStatus{})
 	s.link.SetDirect(r.directOrigins)
 	if r.cfg.Integrity != nil {
-		s.link.signInWriter()
+		s.link.SignInWriter()
 	}
 	return s
 }
@@ -139,7 +140,7 @@ func (s *session) run(ctx context.Context) error {
 		case in := <-frames:
 			f := in.f
 			s.r.m.frame("received", FrameKind(f), proto.Size(f))
-			s.link.setPreverified(in.pre)
+			s.link.SetPreverified(f.GetBatch(), in.pre)
 			follows := s.link.peerFollows
 			out, err = s.link.Handle(ctx, f, s.now())
 			if f.GetHello() != nil || s.link.peerFollows != follows {
@@ -206,10 +207,10 @@ func (s *session) emit(frames []*pb.Frame) error {
 }
 
 // inboxFrame is a received frame and, for a batch, the reader's
-// verification of its signatures (integrity_pipeline.go).
+// verification of its signatures (Integrity.Preverify).
 type inboxFrame struct {
 	f   *pb.Frame
-	pre *preverified
+	pre []ed25519.PublicKey
 }
 
 func (s *session) read(ctx context.Context, inbox chan<- inboxFrame, errc chan<- error) {
@@ -221,7 +222,7 @@ func (s *session) read(ctx context.Context, inbox chan<- inboxFrame, errc chan<-
 		}
 		in := inboxFrame{f: f}
 		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
-			in.pre = s.r.cfg.Integrity.preverify(b, s.r.log.VersionVector())
+			in.pre = s.r.cfg.Integrity.Preverify(b, s.r.log.VersionVector())
 		}
 		select {
 		case inbox <- in:
@@ -243,7 +244,7 @@ func (s *session) write(ctx context.Context, errc chan<- error) {
 			}
 		}
 		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
-			s.r.cfg.Integrity.signFrame(b, s.link.self) // integrity_pipeline.go
+			s.r.cfg.Integrity.SignFrame(b, s.link.self)
 		}
 		if err := s.stream.Send(f); err != nil {
 			errc <- fromStatus(err)

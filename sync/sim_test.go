@@ -93,7 +93,7 @@ func newScenario(seed uint64, factory logFactory) *scenario {
 
 // newScenarioWith is newScenario with origin integrity given to every
 // node's links by integrity (nil: none).
-func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lssync.Log) (*lssync.Integrity, error)) *scenario {
+func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lssync.Log) (lssync.Integrity, error)) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	cfg := lssync.DefaultConfig("sim")
 	cfg.SyncInterval = time.Second

@@ -1,4 +1,4 @@
-package lssync
+package integrity
 
 import (
 	"sync/atomic"
@@ -14,7 +14,7 @@ type integrityMetrics struct {
 	keyConflicts prometheus.Counter
 	signed       prometheus.Counter
 
-	// The same counts for status pages (IntegrityCounts).
+	// The same counts for status pages (Counts).
 	verified, refused, conflicts, signedN, preverified atomic.Int64
 }
 
@@ -36,8 +36,8 @@ func newIntegrityMetrics(reg prometheus.Registerer) *integrityMetrics {
 	}
 }
 
-// IntegrityCounts are origin integrity's totals since start.
-type IntegrityCounts struct {
+// Counts are origin integrity's totals since start.
+type Counts struct {
 	Verified     int64 `json:"verified"`      // received ops whose signature verified
 	Refused      int64 `json:"refused"`       // received ops refused (bad or missing signature)
 	KeyConflicts int64 `json:"key_conflicts"` // different keys offered for pinned origins
@@ -48,9 +48,9 @@ type IntegrityCounts struct {
 }
 
 // Counts returns the totals since start.
-func (in *Integrity) Counts() IntegrityCounts {
+func (in *Integrity) Counts() Counts {
 	m := in.m
-	return IntegrityCounts{Verified: m.verified.Load(), Refused: m.refused.Load(),
+	return Counts{Verified: m.verified.Load(), Refused: m.refused.Load(),
 		KeyConflicts: m.conflicts.Load(), Signed: m.signedN.Load(), Preverified: m.preverified.Load()}
 }
 

@@ -1,4 +1,4 @@
-package lssync
+package integrity
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // verifyChunk is the least number of signatures worth a goroutine.
 const verifyChunk = 32
 
-// check runs the integrity check on received ops before they are applied.
+// Check runs the integrity check on received ops before they are applied.
 // Ops at or below held[origin] are left alone (the store compares them
 // with the op it holds). Every other op gets a store.Refusal when:
 //   - it carries a signature that does not verify against its origin's
@@ -26,7 +27,7 @@ const verifyChunk = 32
 // It returns the ops to apply: an op naming an artifact whose digest is
 // neither held nor in the batch cannot be verified yet and is held back
 // (heldBack counts them; the caller pulls again, as for a deferred op).
-func (in *Integrity) check(ctx context.Context, ops []store.Op, arts []store.Artifact, held map[string]int64, pre []ed25519.PublicKey) (kept []store.Op, heldBack int, err error) {
+func (in *Integrity) Check(ctx context.Context, ops []store.Op, arts []store.Artifact, held map[string]int64, pre []ed25519.PublicKey) (kept []store.Op, heldBack int, err error) {
 	var todo []int // ops to verify
 	needDigests := false
 	for i := range ops {
@@ -127,7 +128,7 @@ func hasDigests(e store.Event, digests map[string]string) bool {
 
 // verifyAll checks the signatures of ops[todo] on up to in.workers
 // goroutines (Integrity.parallel). pre[i], when set, is the key the
-// session's reader already verified ops[i] under (preverify): if it is
+// session's reader already verified ops[i] under (Preverify): if it is
 // still the pinned key, the op is not verified again.
 func (in *Integrity) verifyAll(ops []store.Op, todo []int, digests map[string]string, pre []ed25519.PublicKey) {
 	if len(todo) == 0 {
@@ -158,19 +159,19 @@ func (in *Integrity) verifyOne(op *store.Op, digests map[string]string, done ed2
 	in.m.result("verified")
 }
 
-// signAll signs pending ops of this node's own origin on up to in.workers
+// SignAll signs pending ops of this node's own origin on up to in.workers
 // goroutines (Integrity.parallel), what a receiver verifies: the content
 // of each wire op. An op that cannot be encoded (an artifact this node no
 // longer holds) goes unsigned; a receiver that pinned this node's key
 // then waits for it.
-func (in *Integrity) signAll(pending []*pb.Op, digests map[string]string) {
+func (in *Integrity) SignAll(pending []*pb.Op, digests map[string]string) {
 	in.parallel(len(pending), func(j int) {
 		w := pending[j]
 		if sig := in.own.get(w.GetOriginSeq()); sig != nil {
 			w.Signature = sig
 			return
 		}
-		sig, err := opsig.Sign(in.key, opFromWire(w).Event, digests)
+		sig, err := opsig.Sign(in.key, lssync.OpFromWire(w).Event, digests)
 		if err != nil {
 			in.logger.Warn("serving an own op unsigned", "id", w.GetId(), "origin_seq", w.GetOriginSeq(), "err", err)
 			return

@@ -1,4 +1,4 @@
-package lssync
+package integrity
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
@@ -34,7 +35,7 @@ func ParseUnsignedPolicy(s string) (UnsignedPolicy, error) {
 	case "refuse":
 		return UnsignedRefuse, nil
 	}
-	return 0, fmt.Errorf("%w: unsigned-origins policy %q (want accept or refuse)", ErrInvalidConfig, s)
+	return 0, fmt.Errorf("%w: unsigned-origins policy %q (want accept or refuse)", lssync.ErrInvalidConfig, s)
 }
 
 func (p UnsignedPolicy) String() string {
@@ -51,10 +52,13 @@ type KeyStore interface {
 	ArtifactDigests(ctx context.Context, ids []string) (map[string]string, error)
 }
 
-var _ KeyStore = (*store.Store)(nil)
+var (
+	_ KeyStore         = (*store.Store)(nil)
+	_ lssync.Integrity = (*Integrity)(nil)
+)
 
-// IntegrityConfig configures NewIntegrity.
-type IntegrityConfig struct {
+// Config configures New.
+type Config struct {
 	Self   string             // this node's replica id
 	Key    ed25519.PrivateKey // this node's signing key (node.key)
 	Policy UnsignedPolicy
@@ -64,13 +68,14 @@ type IntegrityConfig struct {
 	Metrics prometheus.Registerer
 }
 
-// Integrity is origin integrity (issue 9) for one node: it signs the
-// node's own ops when they are served, learns origins' public keys (trust
-// on first use: the first key seen for an origin is pinned, a different
-// one later is refused and reported), and checks every received op of an
-// origin against its pinned key before it is applied. An op that fails
-// gets a store.Refusal, so the store quarantines it without consuming its
-// slot and the genuine op still applies when an honest peer brings it.
+// Integrity is origin integrity for one node (lssync.Integrity): it signs
+// the node's own ops when they are served, learns origins' public keys
+// (trust on first use: the first key seen for an origin is pinned, a
+// different one later is refused and reported), and checks every received
+// op of an origin against its pinned key before it is applied. An op that
+// fails gets a store.Refusal, so the store quarantines it without
+// consuming its slot and the genuine op still applies when an honest peer
+// brings it.
 //
 // It is shared by all sessions and the HTTP puller and safe for
 // concurrent use. Verification runs on up to GOMAXPROCS goroutines per
@@ -92,12 +97,12 @@ type Integrity struct {
 	reported map[string]bool // origin + conflicting fingerprint, logged once
 }
 
-// NewIntegrity loads the pinned keys and pins this node's own key. It
+// New loads the pinned keys and pins this node's own key. It
 // fails when the data dir already pinned another key for this node (its
 // node.key was replaced): peers would refuse everything it signs.
-func NewIntegrity(ctx context.Context, cfg IntegrityConfig) (*Integrity, error) {
+func New(ctx context.Context, cfg Config) (*Integrity, error) {
 	if cfg.Key == nil || cfg.Keys == nil || cfg.Self == "" {
-		return nil, fmt.Errorf("%w: integrity needs Self, Key and Keys", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: integrity needs Self, Key and Keys", lssync.ErrInvalidConfig)
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -121,7 +126,7 @@ func NewIntegrity(ctx context.Context, cfg IntegrityConfig) (*Integrity, error) 
 	}
 	if !in.pub.Equal(ed25519.PublicKey(own)) {
 		return nil, fmt.Errorf("%w: %s holds key %s but this data dir pinned %s for its own origin %s; peers refuse ops signed with another key — restore the original %s",
-			ErrInvalidConfig, opsig.KeyFile, opsig.Fingerprint(in.pub), opsig.Fingerprint(own), cfg.Self, opsig.KeyFile)
+			lssync.ErrInvalidConfig, opsig.KeyFile, opsig.Fingerprint(in.pub), opsig.Fingerprint(own), cfg.Self, opsig.KeyFile)
 	}
 	in.pinned[cfg.Self] = in.pub
 	return in, nil
@@ -187,9 +192,9 @@ func (in *Integrity) checkSame(origin string, pinned, offered ed25519.PublicKey,
 	return false
 }
 
-// keysFor returns the pinned keys of the origins whose signed ops ride in
+// KeysFor returns the pinned keys of the origins whose signed ops ride in
 // a batch, for Batch.origin_keys.
-func (in *Integrity) keysFor(origins map[string]bool) map[string]ed25519.PublicKey {
+func (in *Integrity) KeysFor(origins map[string]bool) map[string]ed25519.PublicKey {
 	in.mu.RLock()
 	defer in.mu.RUnlock()
 	out := make(map[string]ed25519.PublicKey, len(origins))

@@ -1,4 +1,4 @@
-package lssync
+package integrity
 
 import (
 	"crypto/ed25519"
@@ -8,6 +8,7 @@ import (
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
@@ -25,20 +26,20 @@ func TestPreverify_SkipsHeldOps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := opToWire(store.Op{Event: e, PrevSeq: seq - 1})
+		w := lssync.OpToWire(store.Op{Event: e, PrevSeq: seq - 1})
 		w.Signature = sig
 		b.Ops = append(b.Ops, w)
 	}
-	p := in.preverify(b, map[string]int64{origin: 2})
-	if p == nil || len(p.keys) != 3 {
-		t.Fatalf("verdict %+v, want one key slot per op", p)
+	keys := in.Preverify(b, map[string]int64{origin: 2})
+	if len(keys) != 3 {
+		t.Fatalf("verdict %v, want one key slot per op", keys)
 	}
-	for i, k := range p.keys {
+	for i, k := range keys {
 		if checked := k != nil; checked != (i == 2) {
 			t.Errorf("op %d (origin_seq %d): verified %v, want only the op not held", i, i+1, checked)
 		}
 	}
-	if p := in.preverify(b, map[string]int64{origin: 3}); p != nil {
-		t.Errorf("every op held: verdict %+v, want none", p)
+	if keys := in.Preverify(b, map[string]int64{origin: 3}); keys != nil {
+		t.Errorf("every op held: verdict %v, want none", keys)
 	}
 }
