@@ -192,6 +192,10 @@ type Config struct {
 	// <data dir>/peers.json (Python hubs); one round also runs at start.
 	// 0 disables it. Default 15 s (the Python hub's).
 	HTTPSyncInterval time.Duration
+	// HTTPSyncTimeout bounds one request of that pull, connection to
+	// last byte (the Python hub's MEMPALACE_SYNC_HTTP_TIMEOUT, which the
+	// CLI reads). 0 means the puller's default, 30 s.
+	HTTPSyncTimeout time.Duration
 	// Readiness holds the default thresholds of /readyz.
 	Readiness ReadyThresholds
 	// UnsignedOrigins is the policy for ops of origins that do not sign

@@ -18,7 +18,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/hubpull"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
@@ -54,8 +54,8 @@ type Node struct {
 
 	// Set by Start.
 	store    *store.Store
-	cluster  *cluster           // nil without replication
-	httpPull *lssync.HTTPPuller // nil when the HTTP pull is off
+	cluster  *cluster        // nil without replication
+	httpPull *hubpull.Puller // nil when the HTTP pull is off
 	surface  *surface
 	srv      *http.Server
 	ln       net.Listener

@@ -35,24 +35,4 @@ var (
 	ErrStopped = errors.New("replicator stopped")
 	// ErrInvalidConfig marks a Config that Validate refused.
 	ErrInvalidConfig = errors.New("invalid sync config")
-
-	// HTTP pull (Python peers) and peers.json.
-
-	// ErrPeersFile marks a peers.json that cannot be used; the text is
-	// the Python hub's (LoadPeersFile).
-	ErrPeersFile = errors.New("invalid peers file")
-	// ErrPeerUnreachable marks a request that got no HTTP answer: refused
-	// connection, DNS failure, TLS failure, timeout.
-	ErrPeerUnreachable = errors.New("peer unreachable")
-	// ErrPeerStatus marks an HTTP answer outside 2xx; HTTPStatusError
-	// carries the code.
-	ErrPeerStatus = errors.New("peer answered an HTTP error")
-	// ErrPeerProtocol marks a 2xx answer that is not what the sync
-	// protocol says (not JSON, wrong shapes, events of another origin).
-	ErrPeerProtocol = errors.New("peer answered outside the sync protocol")
-	// ErrResponseTooLarge marks an answer longer than
-	// HTTPPullConfig.MaxResponseBytes; the rest is not read.
-	ErrResponseTooLarge = errors.New("peer response too large")
-	// ErrPullerStarted is returned by a second HTTPPuller.Start.
-	ErrPullerStarted = errors.New("http puller already started")
 )

@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // peersMalformedText matches the exception texts of "<path> is malformed:
-// <exc>" (mempalace-wire.md §3.9): the UTF-8 decoder's, the JSON
+// <exc>" (the Python hub's): the UTF-8 decoder's, the JSON
 // scanner's with its position, the recursion limit, and the KeyError or
 // TypeError of data["peers"].
 var peersMalformedText = regexp.MustCompile(`^(?:'utf-8' codec can't decode byte.*` +
@@ -102,7 +102,7 @@ type wirePeer struct {
 	Token *string `json:"token"`
 }
 
-func checkPeersRoundTrip(t *testing.T, peers []HTTPPeer) {
+func checkPeersRoundTrip(t *testing.T, peers []Peer) {
 	t.Helper()
 	out := struct {
 		Peers []wirePeer `json:"peers"`
@@ -123,7 +123,7 @@ func checkPeersRoundTrip(t *testing.T, peers []HTTPPeer) {
 	}
 }
 
-func checkPeersLikeEncodingJSON(t *testing.T, raw []byte, peers []HTTPPeer) {
+func checkPeersLikeEncodingJSON(t *testing.T, raw []byte, peers []Peer) {
 	t.Helper()
 	if !utf8.Valid(raw) || bytes.Contains(raw, []byte(`\u`)) || bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
 		return
@@ -137,7 +137,7 @@ func checkPeersLikeEncodingJSON(t *testing.T, raw []byte, peers []HTTPPeer) {
 		t.Fatalf("%q: %d peers, encoding/json reads %d", raw, len(peers), len(entries))
 	}
 	for i, e := range entries {
-		want := HTTPPeer{}
+		want := Peer{}
 		want.URL, _ = e["url"].(string)
 		want.Name, _ = e["name"].(string)
 		want.Token, _ = e["token"].(string)

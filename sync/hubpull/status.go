@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"encoding/json"
@@ -75,10 +75,10 @@ func (r PeerResult) Error() string {
 
 const maxShownProblems = 3
 
-// HTTPPeerStatus is one row of the HTTP roster: the Python hub's estate
-// entry (mempalace-wire.md §3.9) plus the lag. Timestamps are zero for
+// PeerStatus is one row of the HTTP roster: the Python hub's estate
+// entry plus the lag. Timestamps are zero for
 // null; render them as "2006-01-02T15:04:05Z" in UTC for the Python shape.
-type HTTPPeerStatus struct {
+type PeerStatus struct {
 	Name string // label: name, else URL (unique)
 	URL  string // password redacted; never the token
 	// Synced is false until a round has been attempted with the peer;
@@ -104,8 +104,8 @@ type HTTPPeerStatus struct {
 
 // httpPeerState is what the puller remembers of a peer between rounds.
 type httpPeerState struct {
-	peer   HTTPPeer
-	status HTTPPeerStatus
+	peer   Peer
+	status PeerStatus
 	// refused holds artifacts the peer served that the store refused (bad
 	// hash, invalid), with the round they were refused in, so they are
 	// not fetched (and quarantined again) every round.
@@ -170,7 +170,7 @@ func lag(remote, local map[string]int64, self string) int64 {
 }
 
 // copyStatus returns st with its maps copied, so callers may keep it.
-func copyStatus(st HTTPPeerStatus) HTTPPeerStatus {
+func copyStatus(st PeerStatus) PeerStatus {
 	st.RemoteVersionVector = maps.Clone(st.RemoteVersionVector)
 	st.Profiles = maps.Clone(st.Profiles)
 	return st
@@ -180,7 +180,7 @@ func copyStatus(st HTTPPeerStatus) HTTPPeerStatus {
 // stops only that origin (the round with the peer goes on): a 400 for
 // the origin's pages, or a problem with its content.
 func isOriginProblem(err error) bool {
-	var se *HTTPStatusError
+	var se *StatusError
 	if errors.As(err, &se) {
 		return se.Code == 400
 	}

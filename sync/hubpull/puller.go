@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"github.com/lsnode/lsnode/store/rules"
 )
 
-// HTTPLog is what the HTTP puller needs from the coordination log;
+// Log is what the HTTP puller needs from the coordination log;
 // *store.Store provides it.
-type HTTPLog interface {
+type Log interface {
 	// ReplicaID names this replica; its own origin is never pulled.
 	ReplicaID() string
 	// VersionVector returns origin -> top origin_seq held.
@@ -29,15 +29,14 @@ type HTTPLog interface {
 	MissingArtifacts(ctx context.Context, ids []string) ([]string, error)
 }
 
-var _ HTTPLog = (*store.Store)(nil)
+var _ Log = (*store.Store)(nil)
 
-// HTTPPuller pulls the log from HTTP peers listed in a peers.json — Python
+// Puller pulls the log from HTTP peers listed in a peers.json — Python
 // mempalace hubs, or lsnode nodes' HTTP surfaces — with the Python hub's
-// protocol (mempalace-wire.md §3.8): GET /sync/version_vector, then for
-// every origin the peer holds beyond this node (third-party origins
-// included, this node's own excluded) GET /sync/ops pages after the local
-// top, and GET /sync/artifact for each artifact a page names that is not
-// held. Every page is applied with ApplyBatch, its ops chained by PrevSeq
+// protocol: GET /sync/version_vector, then for every origin the peer
+// holds beyond this node (third-party origins included, this node's own
+// excluded) GET /sync/ops pages after the local top, and GET
+// /sync/artifact for each artifact a page names that is not held. Every page is applied with ApplyBatch, its ops chained by PrevSeq
 // (the first op's PrevSeq is the page's after=, each next op's the
 // previous op's origin_seq), so Python origins whose origin_seq has gaps
 // are applied in order and never leave a hole.
@@ -56,9 +55,9 @@ var _ HTTPLog = (*store.Store)(nil)
 // most Config.Parallel pulling at once), joined before the round returns.
 // Stop cancels and joins everything. Lock order: round, then mu; mu is
 // never held across a request or a Log call.
-type HTTPPuller struct {
-	cfg    HTTPPullConfig
-	log    HTTPLog
+type Puller struct {
+	cfg    Config
+	log    Log
 	hc     *http.Client
 	wall   hlc.WallClock
 	logger *slog.Logger
@@ -79,8 +78,8 @@ type HTTPPuller struct {
 	}
 }
 
-// NewHTTPPuller validates cfg and returns a stopped puller over log.
-func NewHTTPPuller(cfg HTTPPullConfig, log HTTPLog) (*HTTPPuller, error) {
+// NewPuller validates cfg and returns a stopped puller over log.
+func NewPuller(cfg Config, log Log) (*Puller, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -97,7 +96,7 @@ func NewHTTPPuller(cfg HTTPPullConfig, log HTTPLog) (*HTTPPuller, error) {
 	if transport == nil {
 		transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	p := &HTTPPuller{
+	p := &Puller{
 		cfg:    cfg,
 		log:    log,
 		hc:     &http.Client{Transport: transport, Timeout: cfg.Timeout},
@@ -112,7 +111,7 @@ func NewHTTPPuller(cfg HTTPPullConfig, log HTTPLog) (*HTTPPuller, error) {
 
 // Start runs one round now and then one every Interval until Stop (no
 // loop when Interval is 0). ctx only bounds Start itself.
-func (p *HTTPPuller) Start(ctx context.Context) error {
+func (p *Puller) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -122,7 +121,7 @@ func (p *HTTPPuller) Start(ctx context.Context) error {
 	case p.mu.stopped:
 		return ErrStopped
 	case p.mu.started:
-		return ErrPullerStarted
+		return ErrStarted
 	}
 	p.mu.started = true
 	if p.cfg.Interval <= 0 {
@@ -136,7 +135,7 @@ func (p *HTTPPuller) Start(ctx context.Context) error {
 
 // Stop cancels a round in progress, ends the loop and waits for every
 // goroutine. It is idempotent.
-func (p *HTTPPuller) Stop() {
+func (p *Puller) Stop() {
 	p.mu.Lock()
 	p.mu.stopped = true
 	p.mu.Unlock()
@@ -144,7 +143,7 @@ func (p *HTTPPuller) Stop() {
 	p.wg.Wait()
 }
 
-func (p *HTTPPuller) loop(t Ticker) {
+func (p *Puller) loop(t Ticker) {
 	defer t.Stop()
 	for {
 		results := p.SyncOnce(p.ctx)
@@ -163,7 +162,7 @@ func (p *HTTPPuller) loop(t Ticker) {
 }
 
 // goFunc runs fn in a goroutine joined by Stop.
-func (p *HTTPPuller) goFunc(fn func()) {
+func (p *Puller) goFunc(fn func()) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -176,7 +175,7 @@ func (p *HTTPPuller) goFunc(fn func()) {
 // order. A malformed peers.json makes the round do nothing (ConfigError
 // reports it, the statuses are kept). It returns nil once the puller is
 // stopped or ctx is done.
-func (p *HTTPPuller) SyncOnce(ctx context.Context) []PeerResult {
+func (p *Puller) SyncOnce(ctx context.Context) []PeerResult {
 	p.round.Lock()
 	defer p.round.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
@@ -215,7 +214,7 @@ func (p *HTTPPuller) SyncOnce(ctx context.Context) []PeerResult {
 // beginRound installs the peers of this round (label -> state, keeping
 // what was learned of peers still listed, forgetting the others) and
 // returns their states in file order with the round number.
-func (p *HTTPPuller) beginRound(peers []HTTPPeer) ([]*httpPeerState, uint64) {
+func (p *Puller) beginRound(peers []Peer) ([]*httpPeerState, uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mu.rounds++
@@ -225,7 +224,7 @@ func (p *HTTPPuller) beginRound(peers []HTTPPeer) ([]*httpPeerState, uint64) {
 	for i, peer := range peers {
 		st := p.mu.peers[labels[i]]
 		if st == nil || st.peer.URL != peer.URL {
-			st = &httpPeerState{status: HTTPPeerStatus{Name: labels[i], URL: RedactURL(peer.URL)}}
+			st = &httpPeerState{status: PeerStatus{Name: labels[i], URL: RedactURL(peer.URL)}}
 		}
 		st.peer = peer
 		next[labels[i]] = st
@@ -243,7 +242,7 @@ func (p *HTTPPuller) beginRound(peers []HTTPPeer) ([]*httpPeerState, uint64) {
 
 // uniqueLabels labels each peer by name (else URL), suffixing repeats
 // with "#2", "#3", ... so statuses and metric series stay apart.
-func uniqueLabels(peers []HTTPPeer) []string {
+func uniqueLabels(peers []Peer) []string {
 	seen := map[string]int{}
 	out := make([]string, len(peers))
 	for i, peer := range peers {
@@ -258,7 +257,7 @@ func uniqueLabels(peers []HTTPPeer) []string {
 }
 
 // endRound folds the results into the statuses, metrics and logs.
-func (p *HTTPPuller) endRound(states []*httpPeerState, results []PeerResult) {
+func (p *Puller) endRound(states []*httpPeerState, results []PeerResult) {
 	now := p.wall.Now()
 	local := p.log.VersionVector()
 	self := p.log.ReplicaID()
@@ -279,7 +278,7 @@ func (p *HTTPPuller) endRound(states []*httpPeerState, results []PeerResult) {
 
 // logOutcome logs a peer's round: problems when they appear or change,
 // recovery, and pulls that stored something.
-func (p *HTTPPuller) logOutcome(peer HTTPPeer, before HTTPPeerStatus, r PeerResult) {
+func (p *Puller) logOutcome(peer Peer, before PeerStatus, r PeerResult) {
 	attrs := []any{"peer", peer, "replica", r.ReplicaID}
 	switch text := r.Error(); {
 	case r.Err != nil && (before.Reachable || !before.Synced || before.LastError != text):
@@ -297,7 +296,7 @@ func (p *HTTPPuller) logOutcome(peer HTTPPeer, before HTTPPeerStatus, r PeerResu
 	}
 }
 
-func (p *HTTPPuller) setFileError(err error) {
+func (p *Puller) setFileError(err error) {
 	text := ""
 	if err != nil {
 		text = err.Error()
@@ -318,7 +317,7 @@ func (p *HTTPPuller) setFileError(err error) {
 
 // ConfigError is the last peers.json error ("" when the last read
 // succeeded or the file is absent).
-func (p *HTTPPuller) ConfigError() string {
+func (p *Puller) ConfigError() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.mu.fileErr
@@ -326,12 +325,12 @@ func (p *HTTPPuller) ConfigError() string {
 
 // Status returns the HTTP roster in peers.json order, as of the last
 // round, with LagOps computed against the current local vector.
-func (p *HTTPPuller) Status() []HTTPPeerStatus {
+func (p *Puller) Status() []PeerStatus {
 	local := p.log.VersionVector()
 	self := p.log.ReplicaID()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]HTTPPeerStatus, 0, len(p.mu.order))
+	out := make([]PeerStatus, 0, len(p.mu.order))
 	for _, label := range p.mu.order {
 		st := copyStatus(p.mu.peers[label].status)
 		st.LagOps = lag(st.RemoteVersionVector, local, self)
@@ -342,7 +341,7 @@ func (p *HTTPPuller) Status() []HTTPPeerStatus {
 
 // Interval is the loop period (0: no loop), for the roster's
 // sync_interval_s.
-func (p *HTTPPuller) Interval() time.Duration { return p.cfg.Interval }
+func (p *Puller) Interval() time.Duration { return p.cfg.Interval }
 
 // describe renders an id list for an error text, bounded.
 func describe(ids []string) string {

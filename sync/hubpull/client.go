@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ type peerClient struct {
 	maxBytes int64
 }
 
-func newPeerClient(hc *http.Client, peer HTTPPeer, maxBytes int64) *peerClient {
+func newPeerClient(hc *http.Client, peer Peer, maxBytes int64) *peerClient {
 	return &peerClient{hc: hc, base: strings.TrimRight(peer.URL, "/"), token: peer.Token, maxBytes: maxBytes}
 }
 
@@ -53,7 +53,7 @@ func (c *peerClient) requestURL(path string, params []param) string {
 }
 
 // get fetches path and decodes its JSON body into v. Errors are
-// *peerError or *HTTPStatusError, their texts scrubbed of the token; a
+// *peerError or *StatusError, their texts scrubbed of the token; a
 // cancelled ctx is returned as ctx.Err().
 func (c *peerClient) get(ctx context.Context, path string, params []param, v any) error {
 	raw := c.requestURL(path, params)
@@ -76,7 +76,7 @@ func (c *peerClient) get(ctx context.Context, path string, params []param, v any
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes))
-		return &HTTPStatusError{URL: shown, Code: resp.StatusCode, Msg: c.scrub(peerErrorText(body))}
+		return &StatusError{URL: shown, Code: resp.StatusCode, Msg: c.scrub(peerErrorText(body))}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
 	switch {

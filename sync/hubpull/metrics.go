@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

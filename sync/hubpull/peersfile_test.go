@@ -1,4 +1,4 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 	"strings"
 	"testing"
 
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 func writePeersFile(t *testing.T, content []byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), lssync.PeersFileName)
+	path := filepath.Join(t.TempDir(), hubpull.PeersFileName)
 	if err := os.WriteFile(path, content, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -28,19 +28,19 @@ func writePeersFile(t *testing.T, content []byte) string {
 func TestLoadPeersFile(t *testing.T) {
 	ok := []struct {
 		name, file string
-		want       []lssync.HTTPPeer
+		want       []hubpull.Peer
 	}{
-		{"empty list", `{"peers": []}`, []lssync.HTTPPeer{}},
+		{"empty list", `{"peers": []}`, []hubpull.Peer{}},
 		{"full entry", `{"peers": [{"name": "windows", "url": "https://host.example.ts.net", "token": "s3cret"}]}`,
-			[]lssync.HTTPPeer{{Name: "windows", URL: "https://host.example.ts.net", Token: "s3cret"}}},
+			[]hubpull.Peer{{Name: "windows", URL: "https://host.example.ts.net", Token: "s3cret"}}},
 		{"url only, nulls, extra keys", `{"peers": [{"url": "http://a:1"}, {"url": "http://b", "name": null, "token": null, "x": 1}]}`,
-			[]lssync.HTTPPeer{{URL: "http://a:1"}, {URL: "http://b"}}},
-		{"repeated key keeps the last", `{"peers": 5, "peers": [{"url": "u"}]}`, []lssync.HTTPPeer{{URL: "u"}}},
-		{"CRLF and NaN elsewhere", "{\r\n\"peers\": [{\"url\": \"u\"}], \"n\": NaN}", []lssync.HTTPPeer{{URL: "u"}}},
+			[]hubpull.Peer{{URL: "http://a:1"}, {URL: "http://b"}}},
+		{"repeated key keeps the last", `{"peers": 5, "peers": [{"url": "u"}]}`, []hubpull.Peer{{URL: "u"}}},
+		{"CRLF and NaN elsewhere", "{\r\n\"peers\": [{\"url\": \"u\"}], \"n\": NaN}", []hubpull.Peer{{URL: "u"}}},
 	}
 	for _, c := range ok {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := lssync.LoadPeersFile(writePeersFile(t, []byte(c.file)))
+			got, err := hubpull.LoadPeersFile(writePeersFile(t, []byte(c.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestLoadPeersFile(t *testing.T) {
 		})
 	}
 
-	absent, err := lssync.LoadPeersFile(filepath.Join(t.TempDir(), "peers.json"))
+	absent, err := hubpull.LoadPeersFile(filepath.Join(t.TempDir(), "peers.json"))
 	if err != nil || absent != nil {
 		t.Fatalf("absent file: %v %v, want no peers and no error", absent, err)
 	}
@@ -105,11 +105,11 @@ func TestLoadPeersFile(t *testing.T) {
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
 			path := writePeersFile(t, []byte(c.file))
-			_, err := lssync.LoadPeersFile(path)
+			_, err := hubpull.LoadPeersFile(path)
 			if err == nil || err.Error() != path+c.want {
 				t.Fatalf("got %v\nwant %s", err, path+c.want)
 			}
-			if !errors.Is(err, lssync.ErrPeersFile) {
+			if !errors.Is(err, hubpull.ErrPeersFile) {
 				t.Fatalf("%v does not match ErrPeersFile", err)
 			}
 		})
@@ -192,7 +192,7 @@ for line in sys.stdin:
 		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
 			t.Fatal(err)
 		}
-		peers, err := lssync.LoadPeersFile(path)
+		peers, err := hubpull.LoadPeersFile(path)
 		raw, _ := os.ReadFile(path)
 		if want.Err != nil {
 			failed++
@@ -220,18 +220,18 @@ for line in sys.stdin:
 	t.Logf("%d files, %d malformed for python", len(files), failed)
 }
 
-func TestHTTPPeer_NeverShowsToken(t *testing.T) {
+func TestPeer_NeverShowsToken(t *testing.T) {
 	const token = "tok-9f8e7d6c5b4a"
-	p := lssync.HTTPPeer{Name: "win", URL: "https://user:pw@host.example:8765/", Token: token}
+	p := hubpull.Peer{Name: "win", URL: "https://user:pw@host.example:8765/", Token: token}
 	var logs bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logs, nil)).Info("peer", "peer", p, "peers", []lssync.HTTPPeer{p})
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("peer", "peer", p, "peers", []hubpull.Peer{p})
 	js, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shown := []string{
 		p.String(), p.Label(), p.GoString(), fmt.Sprint(p), fmt.Sprintf("%v %+v %#v %s %q", p, p, p, p, p),
-		fmt.Sprintf("%+v", struct{ P lssync.HTTPPeer }{p}), fmt.Sprintf("%v", []lssync.HTTPPeer{p}),
+		fmt.Sprintf("%+v", struct{ P hubpull.Peer }{p}), fmt.Sprintf("%v", []hubpull.Peer{p}),
 		logs.String(), string(js),
 	}
 	for _, s := range shown {

@@ -1,4 +1,4 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"errors"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // badPeers starts one server per way an HTTP peer can fail and returns
@@ -76,7 +76,7 @@ func TestHTTPPull_BadPeersDoNotAffectGoodOne(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		good.note(t, fmt.Sprint(i))
 	}
-	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) { c.Timeout = 300 * time.Millisecond; c.Parallel = 2 })
+	e := newPullEnv(t, func(c *hubpull.Config) { c.Timeout = 300 * time.Millisecond; c.Parallel = 2 })
 	bad := badPeers(t)
 	entries := append(bad[:3:3], peerEntry{Name: "good", URL: good.srv.URL, Token: "tok-good-0007"})
 	entries = append(entries, bad[3:]...)
@@ -87,8 +87,8 @@ func TestHTTPPull_BadPeersDoNotAffectGoodOne(t *testing.T) {
 		t.Fatalf("good peer: %+v %s", r, r.Error())
 	}
 	kinds := map[string]error{
-		"garbage": lssync.ErrPeerProtocol, "unauth": lssync.ErrPeerStatus, "boom": lssync.ErrPeerStatus,
-		"slow": lssync.ErrPeerUnreachable, "dead": lssync.ErrPeerUnreachable,
+		"garbage": hubpull.ErrPeerProtocol, "unauth": hubpull.ErrPeerStatus, "boom": hubpull.ErrPeerStatus,
+		"slow": hubpull.ErrPeerUnreachable, "dead": hubpull.ErrPeerUnreachable,
 	}
 	for name, kind := range kinds {
 		r := results[name]
@@ -103,7 +103,7 @@ func TestHTTPPull_BadPeersDoNotAffectGoodOne(t *testing.T) {
 			t.Errorf("%s reported up", name)
 		}
 	}
-	var se *lssync.HTTPStatusError
+	var se *hubpull.StatusError
 	if !errors.As(results["unauth"].Err, &se) || se.Code != 401 ||
 		results["unauth"].Err.Error() != bad[1].URL+"/sync/version_vector: HTTP Error 401: Unauthorized" {
 		t.Errorf("unauth error %q", results["unauth"].Err)
@@ -135,7 +135,7 @@ func TestHTTPPull_BadPeersDoNotAffectGoodOne(t *testing.T) {
 		fmt.Fprintf(&shown, "%+v %v %s\n", r, r.Err, r.Error())
 	}
 	fmt.Fprintf(&shown, "%+v\n%s\n%s\n", e.p.Status(), e.logs.String(), e.metricsText())
-	raw, _ := os.ReadFile(filepath.Join(e.dir, lssync.PeersFileName))
+	raw, _ := os.ReadFile(filepath.Join(e.dir, hubpull.PeersFileName))
 	for _, p := range entries {
 		if !strings.Contains(string(raw), p.Token) {
 			t.Fatalf("test setup: token %s not in peers.json", p.Token)
@@ -158,7 +158,7 @@ func TestHTTPPull_PeersFileErrors(t *testing.T) {
 	}
 	e.setPeers(peerEntry{Name: "py", URL: h.srv.URL})
 	e.round()
-	path := filepath.Join(e.dir, lssync.PeersFileName)
+	path := filepath.Join(e.dir, hubpull.PeersFileName)
 	if err := os.WriteFile(path, []byte(`{"peers": [{"name": "py"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}

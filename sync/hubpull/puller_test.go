@@ -1,4 +1,4 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // Origins a Python hub carries besides its own.
@@ -299,7 +300,7 @@ func TestHTTPPull_LargePagesShrink(t *testing.T) {
 	for seq := int64(1); seq <= 2; seq++ {
 		h.remote(t, thirdOrigin, seq, "note", map[string]any{"body": strings.Repeat("y", 40<<10)})
 	}
-	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) { c.MaxResponseBytes = 16 << 10 })
+	e := newPullEnv(t, func(c *hubpull.Config) { c.MaxResponseBytes = 16 << 10 })
 	e.setPeers(peerEntry{Name: "py", URL: h.srv.URL})
 	res := e.round()["py"]
 	if res.PerOrigin[h.ReplicaID()] != 40 || res.Err != nil {
@@ -391,19 +392,19 @@ func artifactRecord(t *testing.T, url, id string) map[string]any {
 	return rec.Artifact
 }
 
-func TestHTTPPullConfig_Validate(t *testing.T) {
-	base := lssync.DefaultHTTPPullConfig("/x/peers.json")
+func TestConfig_Validate(t *testing.T) {
+	base := hubpull.DefaultConfig("/x/peers.json")
 	if err := base.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, mutate := range map[string]func(*lssync.HTTPPullConfig){
-		"no file":      func(c *lssync.HTTPPullConfig) { c.PeersFile = "" },
-		"negative":     func(c *lssync.HTTPPullConfig) { c.Interval = -1 },
-		"no timeout":   func(c *lssync.HTTPPullConfig) { c.Timeout = 0 },
-		"tiny bound":   func(c *lssync.HTTPPullConfig) { c.MaxResponseBytes = 10 },
-		"page 501":     func(c *lssync.HTTPPullConfig) { c.PageLimit = 501 },
-		"no parallel":  func(c *lssync.HTTPPullConfig) { c.Parallel = 0 },
-		"page 0 limit": func(c *lssync.HTTPPullConfig) { c.PageLimit = 0 },
+	for name, mutate := range map[string]func(*hubpull.Config){
+		"no file":      func(c *hubpull.Config) { c.PeersFile = "" },
+		"negative":     func(c *hubpull.Config) { c.Interval = -1 },
+		"no timeout":   func(c *hubpull.Config) { c.Timeout = 0 },
+		"tiny bound":   func(c *hubpull.Config) { c.MaxResponseBytes = 10 },
+		"page 501":     func(c *hubpull.Config) { c.PageLimit = 501 },
+		"no parallel":  func(c *hubpull.Config) { c.Parallel = 0 },
+		"page 0 limit": func(c *hubpull.Config) { c.PageLimit = 0 },
 	} {
 		c := base
 		mutate(&c)
@@ -411,17 +412,19 @@ func TestHTTPPullConfig_Validate(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	t.Setenv("MEMPALACE_SYNC_HTTP_TIMEOUT", "2.5")
-	t.Setenv("MEMPALACE_SYNC_INTERVAL", "0")
-	if lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout).Seconds() != 2.5 || lssync.HTTPIntervalFromEnv(lssync.DefaultHTTPSyncInterval) != 0 {
-		t.Fatal("env values not read")
+}
+
+// TestParseTimeoutAndInterval: MEMPALACE_SYNC_HTTP_TIMEOUT and
+// MEMPALACE_SYNC_INTERVAL values read as the Python hub reads them
+// (cmd/lsnode reads the variables and passes their values).
+func TestParseTimeoutAndInterval(t *testing.T) {
+	if hubpull.ParseTimeout("2.5", hubpull.DefaultTimeout).Seconds() != 2.5 || hubpull.ParseInterval("0", hubpull.DefaultInterval) != 0 {
+		t.Fatal("values not read")
 	}
-	t.Setenv("MEMPALACE_SYNC_HTTP_TIMEOUT", "soon")
-	t.Setenv("MEMPALACE_SYNC_INTERVAL", "often")
-	if lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout) != lssync.DefaultHTTPTimeout ||
-		lssync.HTTPIntervalFromEnv(lssync.DefaultHTTPSyncInterval) != lssync.DefaultHTTPSyncInterval {
+	if hubpull.ParseTimeout("soon", hubpull.DefaultTimeout) != hubpull.DefaultTimeout ||
+		hubpull.ParseInterval("often", hubpull.DefaultInterval) != hubpull.DefaultInterval {
 		t.Fatal("garbage should fall back to the defaults")
 	}
 }
 
-var _ lssync.HTTPLog = (*store.Store)(nil)
+var _ hubpull.Log = (*store.Store)(nil)

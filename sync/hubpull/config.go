@@ -1,10 +1,11 @@
-package lssync
+package hubpull
 
 import (
+	"context"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -12,31 +13,33 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
-// Defaults of HTTPPullConfig (DefaultHTTPPullConfig).
+// Defaults of Config (DefaultConfig).
 const (
-	// DefaultHTTPSyncInterval is the Python hub's MEMPALACE_SYNC_INTERVAL
+	// DefaultInterval is the Python hub's MEMPALACE_SYNC_INTERVAL
 	// default.
-	DefaultHTTPSyncInterval = 15 * time.Second
-	// DefaultHTTPTimeout is the Python hub's MEMPALACE_SYNC_HTTP_TIMEOUT
+	DefaultInterval = 15 * time.Second
+	// DefaultTimeout is the Python hub's MEMPALACE_SYNC_HTTP_TIMEOUT
 	// default.
-	DefaultHTTPTimeout = 30 * time.Second
-	// DefaultHTTPPageLimit is the Python puller's page size (_PULL_BATCH),
+	DefaultTimeout = 30 * time.Second
+	// DefaultPageLimit is the Python puller's page size (_PULL_BATCH),
 	// also the most a Python hub serves per page.
-	DefaultHTTPPageLimit = 500
-	// DefaultHTTPMaxResponseBytes bounds one answer. A Python page of 500
+	DefaultPageLimit = 500
+	// DefaultMaxResponseBytes bounds one answer. A Python page of 500
 	// events at the 256 KiB body limit would exceed it; the puller then
 	// asks again for fewer ops (down to one), so only a single op or
 	// artifact larger than this is refused.
-	DefaultHTTPMaxResponseBytes = 64 << 20
-	// DefaultHTTPParallel is how many peers one round pulls at once.
-	DefaultHTTPParallel = 4
+	DefaultMaxResponseBytes = 64 << 20
+	// DefaultParallel is how many peers one round pulls at once.
+	DefaultParallel = 4
 )
 
-// HTTPPullConfig configures an HTTPPuller. Start from
-// DefaultHTTPPullConfig and change fields; NewHTTPPuller calls Validate.
-type HTTPPullConfig struct {
+// Config configures a Puller. Start from DefaultConfig and change
+// fields; NewPuller calls Validate.
+type Config struct {
 	// PeersFile is the path of peers.json (the Python format, re-read
 	// every round; absent means no peers). Required; the node uses
 	// <data dir>/peers.json.
@@ -48,8 +51,8 @@ type HTTPPullConfig struct {
 	// peer (its pull goes on next round).
 	Interval time.Duration
 	// Timeout bounds one HTTP request to a peer, connection to last byte
-	// (MEMPALACE_SYNC_HTTP_TIMEOUT semantics; HTTPTimeoutFromEnv reads
-	// it). Default 30 s.
+	// (MEMPALACE_SYNC_HTTP_TIMEOUT semantics; ParseTimeout reads its
+	// value). Default 30 s.
 	Timeout time.Duration
 	// MaxResponseBytes bounds the body read from one answer; a longer
 	// body is refused unread. Default 64 MiB. A page that does not fit is
@@ -81,8 +84,15 @@ type HTTPPullConfig struct {
 	AfterRound func([]PeerResult)
 	// Integrity, when set, checks pulled ops (which carry no signature):
 	// ops of origins that sign are refused, and all ops under
-	// UnsignedRefuse; refused ops keep their slots (Integrity.Check).
-	Integrity Integrity
+	// UnsignedRefuse; refused ops keep their slots (Checker.Check).
+	Integrity Checker
+}
+
+// Checker checks pulled ops before they are applied; sync/integrity's
+// Integrity provides it (lssync.Integrity's Check). An op that fails
+// gets a store.Refusal; kept are the ops to apply now.
+type Checker interface {
+	Check(ctx context.Context, ops []store.Op, arts []store.Artifact, held map[string]int64, pre []ed25519.PublicKey) (kept []store.Op, heldBack int, err error)
 }
 
 // Ticker delivers the pull loop's ticks.
@@ -91,49 +101,55 @@ type Ticker interface {
 	Stop()
 }
 
-// DefaultHTTPPullConfig returns the defaults for a peers file path.
-func DefaultHTTPPullConfig(peersFile string) HTTPPullConfig {
-	return HTTPPullConfig{
+// DefaultConfig returns the defaults for a peers file path.
+func DefaultConfig(peersFile string) Config {
+	return Config{
 		PeersFile:        peersFile,
-		Interval:         DefaultHTTPSyncInterval,
-		Timeout:          DefaultHTTPTimeout,
-		MaxResponseBytes: DefaultHTTPMaxResponseBytes,
-		PageLimit:        DefaultHTTPPageLimit,
-		Parallel:         DefaultHTTPParallel,
+		Interval:         DefaultInterval,
+		Timeout:          DefaultTimeout,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		PageLimit:        DefaultPageLimit,
+		Parallel:         DefaultParallel,
 	}
 }
 
 // Validate reports the first field out of range.
-func (c HTTPPullConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.PeersFile == "":
-		return fmt.Errorf("%w: PeersFile is required", ErrInvalidConfig)
+		return fmt.Errorf("%w: PeersFile is required", lssync.ErrInvalidConfig)
 	case c.Interval < 0:
-		return fmt.Errorf("%w: Interval must not be negative", ErrInvalidConfig)
+		return fmt.Errorf("%w: Interval must not be negative", lssync.ErrInvalidConfig)
 	case c.Timeout <= 0:
-		return fmt.Errorf("%w: Timeout must be positive", ErrInvalidConfig)
+		return fmt.Errorf("%w: Timeout must be positive", lssync.ErrInvalidConfig)
 	case c.MaxResponseBytes < 1<<10:
-		return fmt.Errorf("%w: MaxResponseBytes must be at least 1 KiB", ErrInvalidConfig)
-	case c.PageLimit < 1 || c.PageLimit > DefaultHTTPPageLimit:
-		return fmt.Errorf("%w: PageLimit must be 1..%d", ErrInvalidConfig, DefaultHTTPPageLimit)
+		return fmt.Errorf("%w: MaxResponseBytes must be at least 1 KiB", lssync.ErrInvalidConfig)
+	case c.PageLimit < 1 || c.PageLimit > DefaultPageLimit:
+		return fmt.Errorf("%w: PageLimit must be 1..%d", lssync.ErrInvalidConfig, DefaultPageLimit)
 	case c.Parallel < 1:
-		return fmt.Errorf("%w: Parallel must be positive", ErrInvalidConfig)
+		return fmt.Errorf("%w: Parallel must be positive", lssync.ErrInvalidConfig)
 	}
 	return nil
 }
 
-// HTTPTimeoutFromEnv reads MEMPALACE_SYNC_HTTP_TIMEOUT as the Python hub
-// does: float seconds; unset, empty or garbage means def. lsnode also
-// refuses values that are not positive (Python would pass them to urllib).
-func HTTPTimeoutFromEnv(def time.Duration) time.Duration {
-	return floatSecondsEnv("MEMPALACE_SYNC_HTTP_TIMEOUT", def)
+// ParseTimeout reads a MEMPALACE_SYNC_HTTP_TIMEOUT value as the Python
+// hub does: float seconds; empty or garbage means def. lsnode also
+// refuses values that are not positive (Python would pass them to
+// urllib). The caller reads the variable (cmd/lsnode).
+func ParseTimeout(v string, def time.Duration) time.Duration {
+	v = strings.TrimSpace(v)
+	f, err := strconv.ParseFloat(v, 64)
+	if v == "" || err != nil || f != f || f <= 0 || f > 1e9 {
+		return def
+	}
+	return time.Duration(f * float64(time.Second))
 }
 
-// HTTPIntervalFromEnv reads MEMPALACE_SYNC_INTERVAL as the Python hub
-// does: float seconds; unset, empty or garbage means def; 0 or negative
-// disables the loop (returned as 0).
-func HTTPIntervalFromEnv(def time.Duration) time.Duration {
-	v := strings.TrimSpace(os.Getenv("MEMPALACE_SYNC_INTERVAL"))
+// ParseInterval reads a MEMPALACE_SYNC_INTERVAL value as the Python hub
+// does: float seconds; empty or garbage means def; 0 or negative disables
+// the loop (returned as 0). The caller reads the variable (cmd/lsnode).
+func ParseInterval(v string, def time.Duration) time.Duration {
+	v = strings.TrimSpace(v)
 	f, err := strconv.ParseFloat(v, 64)
 	switch {
 	case v == "" || err != nil || f != f:
@@ -141,15 +157,6 @@ func HTTPIntervalFromEnv(def time.Duration) time.Duration {
 	case f <= 0:
 		return 0
 	case f > 1e9:
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
-}
-
-func floatSecondsEnv(name string, def time.Duration) time.Duration {
-	v := strings.TrimSpace(os.Getenv(name))
-	f, err := strconv.ParseFloat(v, 64)
-	if v == "" || err != nil || f != f || f <= 0 || f > 1e9 {
 		return def
 	}
 	return time.Duration(f * float64(time.Second))

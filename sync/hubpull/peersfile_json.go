@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"fmt"

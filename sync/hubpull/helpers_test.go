@@ -1,4 +1,4 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // lockedBuffer is a log sink safe for concurrent writers.
@@ -45,7 +45,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// pullEnv is a store, a peers.json beside it and an HTTPPuller over it,
+// pullEnv is a store, a peers.json beside it and a Puller over it,
 // with its logs (debug level, JSON), metrics and a manual wall clock.
 type pullEnv struct {
 	t    *testing.T
@@ -54,10 +54,10 @@ type pullEnv struct {
 	reg  *prometheus.Registry
 	logs *lockedBuffer
 	wall *hlc.ManualClock
-	p    *lssync.HTTPPuller
+	p    *hubpull.Puller
 }
 
-func newPullEnv(t *testing.T, tune func(*lssync.HTTPPullConfig)) *pullEnv {
+func newPullEnv(t *testing.T, tune func(*hubpull.Config)) *pullEnv {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), store.Config{Dir: dir})
@@ -66,7 +66,7 @@ func newPullEnv(t *testing.T, tune func(*lssync.HTTPPullConfig)) *pullEnv {
 	}
 	e := &pullEnv{t: t, st: st, dir: dir, reg: prometheus.NewRegistry(), logs: &lockedBuffer{},
 		wall: hlc.NewManualClock(time.Date(2026, 7, 2, 21, 14, 9, 0, time.UTC))}
-	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(dir, lssync.PeersFileName))
+	cfg := hubpull.DefaultConfig(filepath.Join(dir, hubpull.PeersFileName))
 	cfg.Interval = 0
 	cfg.Timeout = 5 * time.Second
 	cfg.Logger = slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -75,7 +75,7 @@ func newPullEnv(t *testing.T, tune func(*lssync.HTTPPullConfig)) *pullEnv {
 	if tune != nil {
 		tune(&cfg)
 	}
-	if e.p, err = lssync.NewHTTPPuller(cfg, st); err != nil {
+	if e.p, err = hubpull.NewPuller(cfg, st); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -100,22 +100,22 @@ func (e *pullEnv) setPeers(peers ...peerEntry) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.dir, lssync.PeersFileName), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.dir, hubpull.PeersFileName), b, 0o600); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
 // round runs one round and returns the results by peer label.
-func (e *pullEnv) round() map[string]lssync.PeerResult {
+func (e *pullEnv) round() map[string]hubpull.PeerResult {
 	e.t.Helper()
-	out := map[string]lssync.PeerResult{}
+	out := map[string]hubpull.PeerResult{}
 	for _, r := range e.p.SyncOnce(context.Background()) {
 		out[r.Name] = r
 	}
 	return out
 }
 
-func (e *pullEnv) status(name string) lssync.HTTPPeerStatus {
+func (e *pullEnv) status(name string) hubpull.PeerStatus {
 	e.t.Helper()
 	for _, s := range e.p.Status() {
 		if s.Name == name {
@@ -123,7 +123,7 @@ func (e *pullEnv) status(name string) lssync.HTTPPeerStatus {
 		}
 	}
 	e.t.Fatalf("no status for %q", name)
-	return lssync.HTTPPeerStatus{}
+	return hubpull.PeerStatus{}
 }
 
 // metric returns the value of a counter or gauge with the given labels
@@ -290,4 +290,18 @@ func countRequests(reqs []string, prefix string) int {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// eventually polls cond every 5ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		<-tick.C
+	}
 }

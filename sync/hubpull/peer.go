@@ -1,10 +1,12 @@
-package lssync
+package hubpull
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -39,7 +41,7 @@ type artifactReply struct {
 
 // peerRound is the state of one round with one peer.
 type peerRound struct {
-	p     *HTTPPuller
+	p     *Puller
 	c     *peerClient
 	st    *httpPeerState // its refused set is touched only by this round's goroutine
 	round uint64
@@ -47,7 +49,7 @@ type peerRound struct {
 }
 
 // pullPeer runs sync_with_peer against one peer.
-func (p *HTTPPuller) pullPeer(ctx context.Context, st *httpPeerState, round uint64) PeerResult {
+func (p *Puller) pullPeer(ctx context.Context, st *httpPeerState, round uint64) PeerResult {
 	r := &peerRound{
 		p: p, c: newPeerClient(p.hc, st.peer, p.cfg.MaxResponseBytes), st: st, round: round,
 		res: PeerResult{Name: st.status.Name, URL: RedactURL(st.peer.URL), PerOrigin: map[string]int{}},
@@ -70,14 +72,14 @@ func (p *HTTPPuller) pullPeer(ctx context.Context, st *httpPeerState, round uint
 // slowly, request after request, would otherwise keep the others from
 // being pulled again for as long as it likes. A pull cut short goes on
 // next round from the local vector. Without a loop there is no bound.
-func (p *HTTPPuller) peerBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+func (p *Puller) peerBudget(ctx context.Context) (context.Context, context.CancelFunc) {
 	if p.cfg.Interval <= 0 {
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, p.budget())
 }
 
-func (p *HTTPPuller) budget() time.Duration { return max(p.cfg.Interval, p.cfg.Timeout) }
+func (p *Puller) budget() time.Duration { return max(p.cfg.Interval, p.cfg.Timeout) }
 
 // budgetSpent reports a pull cut short by peerBudget: a peer that had not
 // even answered its version vector is unreachable; one that had is
@@ -102,7 +104,7 @@ func (r *peerRound) run(ctx context.Context) error {
 		return err
 	}
 	self := r.p.log.ReplicaID()
-	for _, origin := range sortedOrigins(remote) {
+	for _, origin := range slices.Sorted(maps.Keys(remote)) {
 		if origin == self {
 			continue // nobody knows more of our own ops than we do
 		}
@@ -314,7 +316,7 @@ func (r *peerRound) fetchArtifacts(ctx context.Context, ops []store.Op) error {
 func (r *peerRound) artifact(ctx context.Context, id, eventID string) (store.Artifact, error) {
 	var reply artifactReply
 	err := r.c.get(ctx, "/sync/artifact", []param{{"id", id}}, &reply)
-	var se *HTTPStatusError
+	var se *StatusError
 	if errors.As(err, &se) && se.Code == 404 {
 		r.p.m.artifact("not_found", 1)
 		return store.Artifact{}, &originError{err.Error() + " (retried next round)"}

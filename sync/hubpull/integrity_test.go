@@ -1,12 +1,13 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"testing"
 
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
@@ -17,24 +18,24 @@ import (
 func TestHTTPPull_Integrity(t *testing.T) {
 	for _, policy := range []integrity.UnsignedPolicy{integrity.UnsignedAccept, integrity.UnsignedRefuse} {
 		t.Run(policy.String(), func(t *testing.T) {
-			signer := newSignedNode(t, repX, integrity.UnsignedAccept) // the lsnode origin, its key pinned below
+			signer := seedKey(1) // the lsnode origin's, pinned below
 			h := startHub(t, fakehub.Config{Seed: 21})
 			h.note(t, "the hub's own")
 			h.remote(t, repX, 1, "note", nil)
 			h.remote(t, repX, 2, "note", nil)
-			e := newPullEnv(t, func(cfg *lssync.HTTPPullConfig) {
+			e := newPullEnv(t, func(cfg *hubpull.Config) {
 				keys, err := store.Open(context.Background(), store.Config{Dir: t.TempDir(), ReplicaID: repY})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { keys.Close() })
 				in, err := integrity.New(context.Background(), integrity.Config{
-					Self: repY, Key: nodeKey(repY), Policy: policy, Keys: keys,
+					Self: repY, Key: seedKey(2), Policy: policy, Keys: keys,
 				})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := in.Learn(context.Background(), repX, signer.in.PublicKey(), repX); err != nil {
+				if err := in.Learn(context.Background(), repX, signer.Public().(ed25519.PublicKey), repX); err != nil {
 					t.Fatal(err)
 				}
 				cfg.Integrity = in
@@ -70,4 +71,15 @@ func TestHTTPPull_Integrity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Two lsnode origins: one whose ops a hub relays, and the puller's own.
+const (
+	repX = "rep_111111111111111111111111111111aa"
+	repY = "rep_222222222222222222222222222222bb"
+)
+
+// seedKey is a fixed ed25519 key per b.
+func seedKey(b byte) ed25519.PrivateKey {
+	return ed25519.NewKeyFromSeed(append(make([]byte, ed25519.SeedSize-1), b))
 }

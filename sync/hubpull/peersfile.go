@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"encoding/json"
@@ -14,15 +14,15 @@ import (
 // the Python hub's palace dir.
 const PeersFileName = "peers.json"
 
-// HTTPPeer is one entry of peers.json: a hub (Python mempalace, or any
+// Peer is one entry of peers.json: a hub (Python mempalace, or any
 // node serving /sync/*) this node pulls from over HTTP.
 //
 // The token is a secret: String, GoString, Format, LogValue and
 // MarshalJSON never show it, and neither does anything else in this
 // package (statuses, results, errors, logs, metrics). Do not copy an
-// HTTPPeer into an unexported struct field that is printed with %v: fmt
+// Peer into an unexported struct field that is printed with %v: fmt
 // cannot call methods on unexported fields.
-type HTTPPeer struct {
+type Peer struct {
 	// Name labels the peer in statuses, logs and metrics; "" means the
 	// URL (as in the Python hub).
 	Name string
@@ -34,7 +34,7 @@ type HTTPPeer struct {
 }
 
 // Label is the peer's name, or its URL (password redacted) when unnamed.
-func (p HTTPPeer) Label() string {
+func (p Peer) Label() string {
 	if p.Name != "" {
 		return p.Name
 	}
@@ -42,7 +42,7 @@ func (p HTTPPeer) Label() string {
 }
 
 // String shows the label and the URL, never the token.
-func (p HTTPPeer) String() string {
+func (p Peer) String() string {
 	if p.Name == "" {
 		return RedactURL(p.URL)
 	}
@@ -50,15 +50,15 @@ func (p HTTPPeer) String() string {
 }
 
 // GoString is String, so %#v does not print the token either.
-func (p HTTPPeer) GoString() string { return "HTTPPeer(" + p.String() + ")" }
+func (p Peer) GoString() string { return "Peer(" + p.String() + ")" }
 
 // Format prints String for every verb.
-func (p HTTPPeer) Format(f fmt.State, verb rune) {
+func (p Peer) Format(f fmt.State, verb rune) {
 	_, _ = fmt.Fprint(f, p.String())
 }
 
 // LogValue logs the name, the URL and whether a token is set.
-func (p HTTPPeer) LogValue() slog.Value {
+func (p Peer) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("name", p.Label()),
 		slog.String("url", RedactURL(p.URL)),
@@ -67,7 +67,7 @@ func (p HTTPPeer) LogValue() slog.Value {
 }
 
 // MarshalJSON writes {"name", "url"} without the token.
-func (p HTTPPeer) MarshalJSON() ([]byte, error) {
+func (p Peer) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Name string `json:"name"`
 		URL  string `json:"url"`
@@ -89,7 +89,7 @@ func RedactURL(raw string) string {
 //	{"peers": [{"name": "windows", "url": "https://host.example.ts.net", "token": "…"}]}
 //
 // An absent file means no peers. Errors wrap ErrPeersFile and carry the
-// Python hub's texts (mempalace-wire.md §3.9):
+// Python hub's texts:
 //
 //   - bad JSON or no "peers" key: "<path> is malformed: <exc>", where
 //     <exc> is what Python's UTF-8 decoder or json.loads would say
@@ -101,7 +101,7 @@ func RedactURL(raw string) string {
 // than failing later in every round: a url that is not a string counts as
 // missing, and a name or token that is neither a string nor null is
 // refused ("<path>: a peer's 'name' must be a string").
-func LoadPeersFile(path string) ([]HTTPPeer, error) {
+func LoadPeersFile(path string) ([]Peer, error) {
 	raw, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -137,7 +137,7 @@ type peersFileErr struct{ text string }
 func (e *peersFileErr) Error() string        { return e.text }
 func (e *peersFileErr) Is(target error) bool { return target == ErrPeersFile }
 
-func parsePeers(raw []byte) ([]HTTPPeer, error) {
+func parsePeers(raw []byte) ([]Peer, error) {
 	text, err := pyReadText(raw)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func parsePeers(raw []byte) ([]HTTPPeer, error) {
 	if !ok {
 		return nil, &peersShapeError{"'peers' must be a list"}
 	}
-	peers := make([]HTTPPeer, 0, len(entries))
+	peers := make([]Peer, 0, len(entries))
 	for _, e := range entries {
 		p, err := peerEntry(e)
 		if err != nil {
@@ -197,16 +197,16 @@ func pyTypeName(v any) string {
 	return "object"
 }
 
-func peerEntry(e any) (HTTPPeer, error) {
+func peerEntry(e any) (Peer, error) {
 	obj, ok := e.(map[string]any)
 	if !ok {
-		return HTTPPeer{}, &peersShapeError{"every peer needs at least a 'url'"}
+		return Peer{}, &peersShapeError{"every peer needs at least a 'url'"}
 	}
 	u, ok := obj["url"].(string)
 	if !ok || u == "" {
-		return HTTPPeer{}, &peersShapeError{"every peer needs at least a 'url'"}
+		return Peer{}, &peersShapeError{"every peer needs at least a 'url'"}
 	}
-	p := HTTPPeer{URL: u}
+	p := Peer{URL: u}
 	for _, f := range []struct {
 		key string
 		dst *string
@@ -216,7 +216,7 @@ func peerEntry(e any) (HTTPPeer, error) {
 		case string:
 			*f.dst = v
 		default:
-			return HTTPPeer{}, &peersShapeError{fmt.Sprintf("a peer's '%s' must be a string", f.key)}
+			return Peer{}, &peersShapeError{fmt.Sprintf("a peer's '%s' must be a string", f.key)}
 		}
 	}
 	return p, nil

@@ -1,16 +1,21 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
 	"maps"
+	"net"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
+	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // TestHTTPPull_RelayedOverGRPC: ops pulled from a Python hub (its gapped
@@ -20,14 +25,14 @@ import (
 func TestHTTPPull_RelayedOverGRPC(t *testing.T) {
 	h := startHub(t, fakehub.Config{Seed: 41})
 	seedPythonHub(t, h)
-	a, b := startNode(t, "c1", 0), startNode(t, "c1", 0)
+	a, b := startRelayNode(t), startRelayNode(t)
 	if err := b.rep.AddPeer(a.addr); err != nil {
 		t.Fatal(err)
 	}
-	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(t.TempDir(), lssync.PeersFileName))
+	cfg := hubpull.DefaultConfig(filepath.Join(t.TempDir(), hubpull.PeersFileName))
 	cfg.Interval = 0
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	p, err := lssync.NewHTTPPuller(cfg, a.st)
+	p, err := hubpull.NewPuller(cfg, a.st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +71,50 @@ func TestHTTPPull_RelayedOverGRPC(t *testing.T) {
 	if !maps.Equal(a.st.VersionVector(), b.st.VersionVector()) {
 		t.Fatalf("vectors differ: %v %v", a.st.VersionVector(), b.st.VersionVector())
 	}
+}
+
+// relayNode is a store and a Replicator serving gRPC on 127.0.0.1.
+type relayNode struct {
+	st   *store.Store
+	rep  *lssync.Replicator
+	addr string
+}
+
+func startRelayNode(t *testing.T) *relayNode {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	cfg := lssync.DefaultConfig("c1")
+	cfg.SyncInterval, cfg.TickInterval = 200*time.Millisecond, 20*time.Millisecond
+	cfg.DialBackoffMin, cfg.DialBackoffMax = 20*time.Millisecond, 200*time.Millisecond
+	rep, err := lssync.NewReplicator(cfg, lssync.StoreLog(st))
+	if err != nil {
+		t.Fatalf("new replicator: %v", err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	srv := grpc.NewServer(rep.ServerOptions()...)
+	rep.RegisterGRPC(srv)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(lis)
+	}()
+	if err := rep.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() {
+		rep.Stop()
+		srv.Stop()
+		<-done
+		if err := st.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return &relayNode{st: st, rep: rep, addr: lis.Addr().String()}
 }

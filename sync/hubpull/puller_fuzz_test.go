@@ -1,4 +1,4 @@
-package lssync
+package hubpull
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func (a *fuzzAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req}, nil
 }
 
-// fuzzLog is an in-memory HTTPLog that checks what the puller hands it:
+// fuzzLog is an in-memory Log that checks what the puller hands it:
 // every batch's ops are of one foreign origin, chained by PrevSeq from
 // the local top, and the artifacts it names were offered first. It
 // "applies" an op whose PrevSeq is the top.
@@ -182,12 +182,12 @@ func FuzzPullAnswers(f *testing.F) {
 func fuzzPullRound(t *testing.T, peersFile string, vector, ops, artifact []byte, failing uint8) (PeerResult, *fuzzLog) {
 	answers := &fuzzAnswers{vector: vector, ops: ops, artifact: artifact, failing: failing % 4}
 	var logs bytes.Buffer
-	cfg := DefaultHTTPPullConfig(peersFile)
+	cfg := DefaultConfig(peersFile)
 	cfg.Interval, cfg.Timeout, cfg.MaxResponseBytes = 0, 5*time.Second, 1<<10
 	cfg.Transport = answers
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	log := &fuzzLog{t: t, vv: map[string]int64{}, arts: map[string]bool{}}
-	p, err := NewHTTPPuller(cfg, log)
+	p, err := NewPuller(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

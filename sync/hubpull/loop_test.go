@@ -1,4 +1,4 @@
-package lssync_test
+package hubpull_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // manualTicker is a Ticker fired by the test.
@@ -24,24 +24,24 @@ type manualTicker struct {
 func (m *manualTicker) C() <-chan time.Time { return m.c }
 func (m *manualTicker) Stop()               { m.stopped.Store(true) }
 
-// TestHTTPPuller_Loop: Start runs a round at once and then one per tick
+// TestPuller_Loop: Start runs a round at once and then one per tick
 // of the injected ticker, re-reading peers.json each time; Stop ends the
 // loop (and stops its ticker) and the puller refuses to start again.
-func TestHTTPPuller_Loop(t *testing.T) {
+func TestPuller_Loop(t *testing.T) {
 	a := startHub(t, fakehub.Config{Seed: 31})
 	b := startHub(t, fakehub.Config{Seed: 32})
 	a.note(t, "a1")
 	b.note(t, "b1")
 	ticker := &manualTicker{c: make(chan time.Time)}
 	var gotInterval time.Duration
-	rounds := make(chan []lssync.PeerResult, 8)
-	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+	rounds := make(chan []hubpull.PeerResult, 8)
+	e := newPullEnv(t, func(c *hubpull.Config) {
 		c.Interval = 15 * time.Second
-		c.NewTicker = func(d time.Duration) lssync.Ticker { gotInterval = d; return ticker }
-		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+		c.NewTicker = func(d time.Duration) hubpull.Ticker { gotInterval = d; return ticker }
+		c.AfterRound = func(r []hubpull.PeerResult) { rounds <- r }
 	})
 	e.setPeers(peerEntry{Name: "a", URL: a.srv.URL})
-	next := func(what string) []lssync.PeerResult {
+	next := func(what string) []hubpull.PeerResult {
 		t.Helper()
 		select {
 		case r := <-rounds:
@@ -54,7 +54,7 @@ func TestHTTPPuller_Loop(t *testing.T) {
 	if err := e.p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.p.Start(context.Background()); !errors.Is(err, lssync.ErrPullerStarted) {
+	if err := e.p.Start(context.Background()); !errors.Is(err, hubpull.ErrStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
 	if r := next("at start"); len(r) != 1 || r[0].PulledEvents != 1 {
@@ -79,7 +79,7 @@ func TestHTTPPuller_Loop(t *testing.T) {
 	if !ticker.stopped.Load() {
 		t.Fatal("ticker not stopped")
 	}
-	if err := e.p.Start(context.Background()); !errors.Is(err, lssync.ErrStopped) {
+	if err := e.p.Start(context.Background()); !errors.Is(err, hubpull.ErrStopped) {
 		t.Fatalf("Start after Stop: %v", err)
 	}
 	if got := e.p.SyncOnce(context.Background()); got != nil {
@@ -87,15 +87,15 @@ func TestHTTPPuller_Loop(t *testing.T) {
 	}
 }
 
-// TestHTTPPuller_StopCancelsRound: Stop during a round against a peer
+// TestPuller_StopCancelsRound: Stop during a round against a peer
 // that never answers returns promptly and records nothing for the peer.
-func TestHTTPPuller_StopCancelsRound(t *testing.T) {
+func TestPuller_StopCancelsRound(t *testing.T) {
 	bad := badPeers(t)
-	rounds := make(chan []lssync.PeerResult, 1)
-	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+	rounds := make(chan []hubpull.PeerResult, 1)
+	e := newPullEnv(t, func(c *hubpull.Config) {
 		c.Interval = time.Hour
 		c.Timeout = time.Hour
-		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+		c.AfterRound = func(r []hubpull.PeerResult) { rounds <- r }
 	})
 	e.setPeers(bad[3]) // "slow": accepts and never answers
 	if err := e.p.Start(context.Background()); err != nil {
@@ -119,13 +119,13 @@ func TestHTTPPuller_StopCancelsRound(t *testing.T) {
 	}
 }
 
-// TestHTTPPuller_SlowPeerDoesNotHoldTheRound: rounds wait for every peer,
+// TestPuller_SlowPeerDoesNotHoldTheRound: rounds wait for every peer,
 // so one peer's share of a round is bounded (by the longer of the loop's
 // interval and the request timeout): a peer that answers every request
 // in time but slowly, request after request, must not keep the other
 // peers from being pulled round after round. Its pull is reported
 // partial, and goes on next round.
-func TestHTTPPuller_SlowPeerDoesNotHoldTheRound(t *testing.T) {
+func TestPuller_SlowPeerDoesNotHoldTheRound(t *testing.T) {
 	good := startHub(t, fakehub.Config{Seed: 41})
 	good.note(t, "g1")
 	const origins = 2000 // at 10 ms a page, 20 s of pages
@@ -150,19 +150,19 @@ func TestHTTPPuller_SlowPeerDoesNotHoldTheRound(t *testing.T) {
 	}))
 	t.Cleanup(slow.Close)
 	ticker := &manualTicker{c: make(chan time.Time)}
-	rounds := make(chan []lssync.PeerResult, 8)
-	e := newPullEnv(t, func(c *lssync.HTTPPullConfig) {
+	rounds := make(chan []hubpull.PeerResult, 8)
+	e := newPullEnv(t, func(c *hubpull.Config) {
 		c.Interval = 100 * time.Millisecond
 		c.Timeout = time.Second
-		c.NewTicker = func(time.Duration) lssync.Ticker { return ticker }
-		c.AfterRound = func(r []lssync.PeerResult) { rounds <- r }
+		c.NewTicker = func(time.Duration) hubpull.Ticker { return ticker }
+		c.AfterRound = func(r []hubpull.PeerResult) { rounds <- r }
 	})
 	e.setPeers(peerEntry{Name: "slow", URL: slow.URL}, peerEntry{Name: "good", URL: good.srv.URL})
 	if err := e.p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.p.Stop)
-	next := func(what string) []lssync.PeerResult {
+	next := func(what string) []hubpull.PeerResult {
 		t.Helper()
 		select {
 		case r := <-rounds:
