@@ -12,7 +12,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
@@ -223,7 +223,7 @@ const MinGRPCMessageBytes = 8 << 20
 
 // DefaultConfig returns a working single-node configuration on loopback.
 func DefaultConfig() Config {
-	repl := lssync.DefaultConfig(DefaultClusterID)
+	repl := grpcpeer.DefaultConfig(DefaultClusterID)
 	return Config{
 		GRPCMaxMessageBytes:   repl.MaxMessageBytes,
 		GRPCMaxStreamsPerConn: int(repl.MaxStreamsPerConn),

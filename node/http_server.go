@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
@@ -37,7 +37,7 @@ type surface struct {
 	// replication reports the replication sessions (nil: none).
 	replication func() []readyPeer
 	// origins reports per-origin catch-up progress (nil: no replication).
-	origins func() []lssync.OriginLag
+	origins func() []grpcpeer.OriginLag
 	// integrity is the node's origin integrity, shown by /statusz.
 	integrity *integrity.Integrity
 	// keyring runs gossip keyring operations (/lsnode/keys).

@@ -70,7 +70,7 @@ type Node struct {
 	drain       context.Context
 	cancelDrain context.CancelFunc
 	// run is the context of the node's own goroutines, cancelled after
-	// the HTTP server has stopped. Replication (lssync.Replicator) and
+	// the HTTP server has stopped. Replication (grpcpeer.Replicator) and
 	// membership start in Start with n.goFunc under it, feed /sync/peers
 	// through SetRoster, and so stop before the store closes.
 	run       context.Context

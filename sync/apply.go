@@ -50,8 +50,8 @@ func (l *Link) applied(job *QueuedBatch, res store.ApplyResult, err error, now t
 	if err != nil {
 		return nil, fmt.Errorf("apply batch of %d ops from %s: %w", job.wireOps, l.peer, err)
 	}
-	if !job.counted {
-		l.m.applied(job.path(), res)
+	if !l.applier && l.obs != nil {
+		l.obs.Applied(job.Path(), res)
 	}
 	if res.Applied > 0 {
 		l.behindMS = oldestStampMS(job.batch.Ops)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"fmt"
 	"testing"
-	"time"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
@@ -249,24 +247,3 @@ const (
 	repZ = "rep_333333333333333333333333333333cc"
 	repM = "rep_444444444444444444444444444444dd"
 )
-
-// TestIntegrity_GRPCPipelined: over real gRPC sessions the reader
-// goroutine verifies batches ahead of the loop (pipelined); every op is
-// verified once, most of them ahead, and nothing is refused.
-func TestIntegrity_GRPCPipelined(t *testing.T) {
-	src, dst := newSignedNode(t, repX, integrity.UnsignedRefuse), newSignedNode(t, repY, integrity.UnsignedRefuse)
-	const n = 1200
-	for i := range n {
-		src.append(t, fmt.Sprintf("op %d", i))
-	}
-	p := newBenchPairOf(t, dst.config(), src.config(), lssync.StoreLog(dst.st), lssync.StoreLog(src.st))
-	defer p.stop()
-	waitFor(t, time.Minute, func() bool { return dst.st.VersionVector()[repX] == n })
-	c := dst.in.Counts()
-	t.Logf("receiver: %+v", c)
-	// The first batch may come before the handshake pinned the key
-	// (checked by the loop); every later one is checked by the reader.
-	if c.Verified != n || c.Refused != 0 || c.Preverified < n/2 {
-		t.Errorf("receiver counts %+v: want %d verified, at least %d by the reader, none refused", c, n, n/2)
-	}
-}

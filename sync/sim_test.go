@@ -101,7 +101,6 @@ func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lss
 	cfg.BatchOps = 1 + rng.IntN(16)
 	cfg.BatchBytes = 2048 + rng.IntN(8192)
 	cfg.PullWindow = 1 + rng.IntN(3)
-	cfg.OutboxBytes = cfg.PullWindow * cfg.BatchBytes
 	net := simnet.New(simnet.Config{
 		Seed:      seed,
 		Link:      cfg,

@@ -15,6 +15,7 @@ import (
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
@@ -76,7 +77,7 @@ func TestHTTPPull_RelayedOverGRPC(t *testing.T) {
 // relayNode is a store and a Replicator serving gRPC on 127.0.0.1.
 type relayNode struct {
 	st   *store.Store
-	rep  *lssync.Replicator
+	rep  *grpcpeer.Replicator
 	addr string
 }
 
@@ -87,10 +88,10 @@ func startRelayNode(t *testing.T) *relayNode {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	cfg := lssync.DefaultConfig("c1")
+	cfg := grpcpeer.DefaultConfig("c1")
 	cfg.SyncInterval, cfg.TickInterval = 200*time.Millisecond, 20*time.Millisecond
 	cfg.DialBackoffMin, cfg.DialBackoffMax = 20*time.Millisecond, 200*time.Millisecond
-	rep, err := lssync.NewReplicator(cfg, lssync.StoreLog(st))
+	rep, err := grpcpeer.NewReplicator(cfg, lssync.StoreLog(st))
 	if err != nil {
 		t.Fatalf("new replicator: %v", err)
 	}

@@ -1,4 +1,4 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
+	"github.com/lsnode/lsnode/sync/simnet"
 )
 
 // countingListener counts every byte read and written on accepted conns.
@@ -49,27 +51,27 @@ func (c *countingConn) Write(p []byte) (int, error) {
 
 // benchPair runs a dialer and a listener Replicator over loopback gRPC.
 type benchPair struct {
-	dialer, listener *lssync.Replicator
+	dialer, listener *grpcpeer.Replicator
 	lis              *countingListener
 	reg              *prometheus.Registry // the listener's
 	stop             func()
 }
 
-func newBenchPair(tb testing.TB, cfg lssync.Config, dialerLog, listenerLog lssync.Log) *benchPair {
+func newBenchPair(tb testing.TB, cfg grpcpeer.Config, dialerLog, listenerLog lssync.Log) *benchPair {
 	tb.Helper()
 	return newBenchPairOf(tb, cfg, cfg, dialerLog, listenerLog)
 }
 
 // newBenchPairOf is newBenchPair with a config per end.
-func newBenchPairOf(tb testing.TB, cfg, lcfg lssync.Config, dialerLog, listenerLog lssync.Log) *benchPair {
+func newBenchPairOf(tb testing.TB, cfg, lcfg grpcpeer.Config, dialerLog, listenerLog lssync.Log) *benchPair {
 	tb.Helper()
 	reg := prometheus.NewRegistry()
 	lcfg.Metrics = reg
-	listener, err := lssync.NewReplicator(lcfg, listenerLog)
+	listener, err := grpcpeer.NewReplicator(lcfg, listenerLog)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	dialer, err := lssync.NewReplicator(cfg, dialerLog)
+	dialer, err := grpcpeer.NewReplicator(cfg, dialerLog)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -132,13 +134,31 @@ func waitFor(tb testing.TB, timeout time.Duration, cond func() bool) {
 	}
 }
 
+// logWithOrigins returns an in-memory log holding one op of each of n
+// origins, its clock fixed.
+func logWithOrigins(tb testing.TB, id string, n int) *simnet.MemLog {
+	tb.Helper()
+	l := simnet.NewMemLog(id, func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) })
+	var batch store.Batch
+	for i := range n {
+		origin := fmt.Sprintf("rep_%032x", i)
+		batch.Ops = append(batch.Ops, store.Op{Event: store.Event{
+			ID: "evt_" + origin, OriginReplica: origin, OriginSeq: 1, HLC: "1.0", Type: "note",
+		}})
+	}
+	if _, err := l.ApplyBatch(context.Background(), batch); err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
 // BenchmarkIdleRound measures the TCP bytes (HTTP/2 and gRPC framing
 // included) of one idle anti-entropy round between in-sync peers, for 10
 // and 1,000 origins. One op is one round.
 func BenchmarkIdleRound(b *testing.B) {
 	for _, origins := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("origins=%d", origins), func(b *testing.B) {
-			cfg := lssync.DefaultConfig("bench")
+			cfg := grpcpeer.DefaultConfig("bench")
 			cfg.SyncInterval = 2 * time.Millisecond
 			cfg.TickInterval = time.Millisecond
 			p := newBenchPair(b, cfg, logWithOrigins(b, "rep_a", origins), logWithOrigins(b, "rep_b", origins))
@@ -217,7 +237,7 @@ func BenchmarkCatchUp(b *testing.B) {
 				b.StopTimer()
 				dst := emptyStore(b)
 				b.StartTimer()
-				p := newBenchPair(b, lssync.DefaultConfig("bench"), lssync.StoreLog(dst), lssync.StoreLog(src))
+				p := newBenchPair(b, grpcpeer.DefaultConfig("bench"), lssync.StoreLog(dst), lssync.StoreLog(src))
 				waitFor(b, 5*time.Minute, func() bool { return dst.VersionVector()[src.ReplicaID()] == want[src.ReplicaID()] })
 				b.StopTimer()
 				p.stop()

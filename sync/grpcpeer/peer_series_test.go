@@ -1,4 +1,4 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // TestGRPC_ClockSeriesEndWithTheSession: a peer's clock offset and skew
@@ -23,7 +23,7 @@ func TestGRPC_ClockSeriesEndWithTheSession(t *testing.T) {
 		return hasSeries(a.reg, "lsnode_sync_peer_clock_offset_seconds", peer) && hasSeries(a.reg, "lsnode_sync_peer_lag_ops", peer)
 	})
 	b.rep.Stop()
-	eventually(t, 5*time.Second, "a's session to b ended", func() bool { return a.rep.Peers()[0].State != lssync.StateFollowing })
+	eventually(t, 5*time.Second, "a's session to b ended", func() bool { return a.rep.Peers()[0].State != grpcpeer.StateFollowing })
 	eventually(t, 5*time.Second, "b's clock series dropped on a", func() bool {
 		return !hasSeries(a.reg, "lsnode_sync_peer_clock_offset_seconds", peer) && !hasSeries(a.reg, "lsnode_sync_peer_clock_skewed", peer)
 	})

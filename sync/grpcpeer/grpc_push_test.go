@@ -1,4 +1,4 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // TestGRPC_MutualPeersPushOnce: two nodes that list each other run two
@@ -32,7 +32,7 @@ func TestGRPC_MutualPeersPushOnce(t *testing.T) {
 					return false
 				}
 				for _, ps := range p {
-					if ps.State != lssync.StateFollowing || !ps.LastSync.After(after) {
+					if ps.State != grpcpeer.StateFollowing || !ps.LastSync.After(after) {
 						return false
 					}
 				}

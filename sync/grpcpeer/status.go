@@ -1,6 +1,10 @@
-package lssync
+package grpcpeer
 
-import "time"
+import (
+	"time"
+
+	lssync "github.com/lsnode/lsnode/sync"
+)
 
 // Peer states shown by Peers.
 const (
@@ -31,7 +35,7 @@ type PeerStatus struct {
 	LastError   string // why the last session ended; "" if none
 }
 
-func peerStatus(addr, dir string, st LinkStatus, now time.Time) PeerStatus {
+func peerStatus(addr, dir string, st lssync.LinkStatus, now time.Time) PeerStatus {
 	ps := PeerStatus{
 		Addr: addr, Direction: dir, ReplicaID: st.PeerReplicaID, State: StateConnecting,
 		LastSync: st.LastSync, LagOps: st.LagOps, ClockOffset: st.ClockOffset, RTT: st.RTT,
@@ -49,7 +53,7 @@ func peerStatus(addr, dir string, st LinkStatus, now time.Time) PeerStatus {
 }
 
 // lagSeconds derives PeerStatus.LagSeconds from a link snapshot.
-func lagSeconds(st LinkStatus, now time.Time) (float64, bool) {
+func lagSeconds(st lssync.LinkStatus, now time.Time) (float64, bool) {
 	switch {
 	case st.LagOps == 0:
 		return 0, st.Ready

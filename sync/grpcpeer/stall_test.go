@@ -1,4 +1,4 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // stalledPeer completes the handshake, asks to be pushed to (follow),
@@ -53,7 +54,7 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 	wg.Go(func() { _ = srv.Serve(lis) })
 	t.Cleanup(func() { srv.Stop(); wg.Wait() })
 
-	a := startNodeWith(t, "c1", 0, func(c *lssync.Config) {
+	a := startNodeWith(t, "c1", 0, func(c *grpcpeer.Config) {
 		c.StallTimeout = time.Hour
 		c.PullWindow = 4
 		c.OutboxBytes = c.PullWindow * c.BatchBytes // 4 MiB
@@ -64,8 +65,8 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, "healthy peer following", peerInState(a, b.addr, lssync.StateFollowing))
-	eventually(t, time.Minute, "stalled peer connected", peerInState(a, lis.Addr().String(), lssync.StateSyncing, lssync.StateFollowing))
+	eventually(t, time.Minute, "healthy peer following", peerInState(a, b.addr, grpcpeer.StateFollowing))
+	eventually(t, time.Minute, "stalled peer connected", peerInState(a, lis.Addr().String(), grpcpeer.StateSyncing, grpcpeer.StateFollowing))
 	body := strings.Repeat("x", 128<<10)
 	start := time.Now()
 	for i := range 48 { // 6 MiB of pushes: beyond the stalled peer's window and A's 4 MiB queue
@@ -76,7 +77,7 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 	if got := counterValue(a.reg, "lsnode_sync_push_dropped_total"); got == 0 {
 		t.Errorf("no push was dropped for the stalled peer")
 	}
-	if !peerInState(a, lis.Addr().String(), lssync.StateSyncing, lssync.StateFollowing)() {
+	if !peerInState(a, lis.Addr().String(), grpcpeer.StateSyncing, grpcpeer.StateFollowing)() {
 		t.Errorf("stalled peer's session ended early: %+v", a.rep.Peers())
 	}
 }

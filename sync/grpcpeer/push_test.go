@@ -1,8 +1,10 @@
-package lssync
+package grpcpeer
 
 import (
 	"slices"
 	"testing"
+
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // One ready session per peer replica is offered pushes: one whose peer
@@ -12,7 +14,7 @@ func TestPushSessions_OnePerPeer(t *testing.T) {
 	r.mu.sessions = map[*session]struct{}{}
 	add := func(dir, peer string, ready, follows bool) *session {
 		s := &session{dir: dir}
-		s.status.Store(&LinkStatus{PeerReplicaID: peer, Ready: ready, PeerFollows: follows})
+		s.status.Store(&lssync.LinkStatus{PeerReplicaID: peer, Ready: ready, PeerFollows: follows})
 		r.track(s, true)
 		return s
 	}
@@ -47,7 +49,7 @@ func TestPushSessions_OnePerPeer(t *testing.T) {
 func TestDirectOrigins_FollowedPeers(t *testing.T) {
 	r := &Replicator{}
 	r.mu.sessions = map[*session]struct{}{}
-	for _, st := range []LinkStatus{
+	for _, st := range []lssync.LinkStatus{
 		{PeerReplicaID: "rep_y", Ready: true, CaughtUp: true},
 		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true},
 		{PeerReplicaID: "rep_x", Ready: true, CaughtUp: true}, // the other session of a mutual pair

@@ -1,14 +1,20 @@
-package lssync
+package grpcpeer
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
-// metrics holds the replication collectors of one Replicator. A nil
-// *metrics records nothing, so the core runs without a registry in tests.
+var _ lssync.Observer = (*metrics)(nil)
+
+// metrics holds the replication collectors of one Replicator; it is the
+// Observer of every session's Link. A nil *metrics records nothing, so a
+// Replicator runs without a registry in tests.
 // The peer and origin labels are replica ids: bounded by the number of
 // replicas that ever wrote to or joined the mesh (origins are never
 // forgotten: a vector holds every origin for good).
@@ -90,7 +96,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 }
 
-func (m *metrics) round(match bool) {
+// Round implements lssync.Observer.
+func (m *metrics) Round(match bool) {
 	if m == nil {
 		return
 	}
@@ -101,7 +108,9 @@ func (m *metrics) round(match bool) {
 	}
 }
 
-func (m *metrics) applied(path string, r store.ApplyResult) {
+// Applied implements lssync.Observer; the session's applier calls it too
+// (Link.ApplyBehind).
+func (m *metrics) Applied(path string, r store.ApplyResult) {
 	if m == nil {
 		return
 	}
@@ -137,11 +146,12 @@ func (m *metrics) session(direction string, delta float64) {
 	}
 }
 
-func (m *metrics) clock(peer string, offsetSeconds float64, skewed bool) {
+// ClockOffset implements lssync.Observer.
+func (m *metrics) ClockOffset(peer string, offset time.Duration, skewed bool) {
 	if m == nil {
 		return
 	}
-	m.offset.WithLabelValues(peer).Set(offsetSeconds)
+	m.offset.WithLabelValues(peer).Set(offset.Seconds())
 	v := 0.0
 	if skewed {
 		v = 1

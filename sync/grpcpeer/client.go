@@ -1,4 +1,4 @@
-package lssync
+package grpcpeer
 
 import (
 	"context"
@@ -100,7 +100,7 @@ func (r *Replicator) runOutbound(ctx context.Context, client pb.ReplicationClien
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		err = fmt.Errorf("session to %s: %w", p.addr, err)
 	}
-	return s.link.ready, err
+	return s.link.Ready(), err
 }
 
 func (r *Replicator) dialOptions() []grpc.DialOption {

@@ -1,14 +1,28 @@
-package lssync
+package grpcpeer
 
 import (
 	"context"
 
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
+
+// applyJob is a batch its Link queued (Link.TakeQueued), on its way
+// through the applier.
+type applyJob struct {
+	queued  *lssync.QueuedBatch // what to report back (Link.Stored); nil in tests
+	batch   store.Batch
+	path    string              // "push" or "pull", for the metrics
+	checked *store.CheckedBatch // batch, validated by put
+}
+
+func newApplyJob(q *lssync.QueuedBatch) *applyJob {
+	return &applyJob{queued: q, batch: q.Batch(), path: q.Path()}
+}
 
 // applyOutcome is the store's answer to one queued batch.
 type applyOutcome struct {
-	job *QueuedBatch
+	job *applyJob
 	res store.ApplyResult
 	err error
 }
@@ -21,7 +35,7 @@ const coalesceOps = 2000
 
 // applyQueue is a session's applier: the batches its Link queued
 // (Link.TakeQueued), stored one after another by one goroutine, in order
-// (apply_queue.go). The session loop is the only sender on jobs and reads
+// (Link.ApplyBehind). The session loop is the only sender on jobs and reads
 // done; it stops taking frames while jobs is full, so put never blocks.
 //
 // When the Log can take batches validated ahead (checkedApplier, as the
@@ -31,10 +45,10 @@ const coalesceOps = 2000
 // applier then writes the validated batches that wait together, in one
 // transaction (up to coalesceOps ops), and reports each one's outcome.
 type applyQueue struct {
-	log     Log
+	log     lssync.Log
 	checked checkedApplier // log, when it is one; else nil
 	m       *metrics       // counts what the store took, as soon as it took it
-	jobs    chan *QueuedBatch
+	jobs    chan *applyJob
 	done    chan applyOutcome
 }
 
@@ -44,12 +58,12 @@ type checkedApplier interface {
 	ApplyCheckedBatches(ctx context.Context, cs []store.CheckedBatch) ([]store.ApplyResult, error)
 }
 
-func newApplyQueue(size int, log Log, m *metrics) *applyQueue {
+func newApplyQueue(size int, log lssync.Log, m *metrics) *applyQueue {
 	checked, _ := log.(checkedApplier)
 	// done holds an outcome for every job that can be outstanding (the
 	// queue's plus those being stored, at most as many again), so the
 	// applier never waits on the loop.
-	return &applyQueue{log: log, checked: checked, m: m, jobs: make(chan *QueuedBatch, size), done: make(chan applyOutcome, 2*size)}
+	return &applyQueue{log: log, checked: checked, m: m, jobs: make(chan *applyJob, size), done: make(chan applyOutcome, 2*size)}
 }
 
 // full reports whether the loop must stop taking frames: the next batch
@@ -57,7 +71,7 @@ func newApplyQueue(size int, log Log, m *metrics) *applyQueue {
 func (q *applyQueue) full() bool { return len(q.jobs) == cap(q.jobs) }
 
 // put queues jobs; the caller made sure they fit (full).
-func (q *applyQueue) put(jobs []*QueuedBatch) {
+func (q *applyQueue) put(jobs ...*applyJob) {
 	for _, j := range jobs {
 		if q.checked != nil {
 			c := store.CheckBatch(j.batch)
@@ -72,7 +86,7 @@ func (q *applyQueue) put(jobs []*QueuedBatch) {
 // brings its ops again.
 func (q *applyQueue) run(ctx context.Context) {
 	for {
-		var first *QueuedBatch
+		var first *applyJob
 		select {
 		case first = <-q.jobs:
 		case <-ctx.Done():
@@ -84,8 +98,7 @@ func (q *applyQueue) run(ctx context.Context) {
 				// Counted here, not when the loop takes the outcome: a
 				// session that ends now never takes it, and what the store
 				// took must be counted all the same.
-				q.m.applied(o.job.path(), o.res)
-				o.job.counted = true
+				q.m.Applied(o.job.path, o.res)
 			}
 		}
 		for _, o := range outcomes {
@@ -100,8 +113,8 @@ func (q *applyQueue) run(ctx context.Context) {
 
 // takeWaiting returns first and, when batches are validated ahead, those
 // queued behind it, until they hold coalesceOps ops or more.
-func (q *applyQueue) takeWaiting(first *QueuedBatch) []*QueuedBatch {
-	jobs := []*QueuedBatch{first}
+func (q *applyQueue) takeWaiting(first *applyJob) []*applyJob {
+	jobs := []*applyJob{first}
 	if q.checked == nil {
 		return jobs
 	}
@@ -119,7 +132,7 @@ func (q *applyQueue) takeWaiting(first *QueuedBatch) []*QueuedBatch {
 
 // store writes jobs in order, in one transaction when they were validated
 // by put, and returns their outcomes in the same order.
-func (q *applyQueue) store(ctx context.Context, jobs []*QueuedBatch) []applyOutcome {
+func (q *applyQueue) store(ctx context.Context, jobs []*applyJob) []applyOutcome {
 	out := make([]applyOutcome, len(jobs))
 	if q.checked == nil {
 		res, err := q.log.ApplyBatch(ctx, jobs[0].batch)

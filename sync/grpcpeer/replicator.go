@@ -1,4 +1,4 @@
-package lssync
+package grpcpeer
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // Replicator keeps this node's log converged with its peers': it dials
@@ -25,7 +26,8 @@ import (
 // network I/O or a call into the Log.
 type Replicator struct {
 	cfg    Config
-	log    Log
+	log    lssync.Log
+	self   string // log's replica id
 	wall   hlc.WallClock
 	m      *metrics
 	lag    *originLag
@@ -46,7 +48,7 @@ type Replicator struct {
 }
 
 // NewReplicator validates cfg and returns a stopped Replicator over log.
-func NewReplicator(cfg Config, log Log) (*Replicator, error) {
+func NewReplicator(cfg Config, log lssync.Log) (*Replicator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -54,7 +56,7 @@ func NewReplicator(cfg Config, log Log) (*Replicator, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Logger = cfg.Logger.With("component", "sync", "replica", log.ReplicaID())
-	r := &Replicator{cfg: cfg, log: log, wall: cfg.Wall, m: newMetrics(cfg.Metrics), logger: cfg.Logger}
+	r := &Replicator{cfg: cfg, log: log, self: log.ReplicaID(), wall: cfg.Wall, m: newMetrics(cfg.Metrics), logger: cfg.Logger}
 	if r.wall == nil {
 		r.wall = hlc.SystemClock{}
 	}
@@ -197,10 +199,12 @@ func (r *Replicator) refreshOriginLag(local map[string]int64) {
 	known := map[string]int64{}
 	r.eachSession(func(s *session) {
 		if st := s.status.Load(); st.Ready {
-			raiseMap(known, st.PeerHas)
+			for origin, seq := range st.PeerHas {
+				known[origin] = max(known[origin], seq)
+			}
 		}
 	})
-	r.lag.update(r.wall.Now(), r.log.ReplicaID(), local, known)
+	r.lag.update(r.wall.Now(), r.self, local, known)
 }
 
 // serveInbound runs an accepted session until it ends.
@@ -268,7 +272,7 @@ func (r *Replicator) track(s *session, add bool) {
 // fanOut hands every committed op list to every push session
 // (pushSessions) without blocking. If the subscription lags it resubscribes and tells every
 // session to ask its peer for a round.
-func (r *Replicator) fanOut(sub Subscription) {
+func (r *Replicator) fanOut(sub lssync.Subscription) {
 	defer func() { sub.Close() }()
 	for {
 		select {

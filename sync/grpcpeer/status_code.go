@@ -1,4 +1,4 @@
-package lssync
+package grpcpeer
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // toStatus maps a session error to the gRPC status the listener returns.
@@ -18,13 +20,13 @@ func toStatus(err error) error {
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		return nil
-	case errors.Is(err, ErrClusterMismatch), errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection):
+	case errors.Is(err, lssync.ErrClusterMismatch), errors.Is(err, lssync.ErrProtocolVersion), errors.Is(err, lssync.ErrSelfConnection):
 		code = codes.FailedPrecondition
-	case errors.Is(err, ErrProtocol):
+	case errors.Is(err, lssync.ErrProtocol):
 		code = codes.InvalidArgument
 	case errors.Is(err, ErrTooManySessions):
 		code = codes.ResourceExhausted
-	case errors.Is(err, ErrStalled), errors.Is(err, ErrHandshakeTimeout):
+	case errors.Is(err, ErrStalled), errors.Is(err, lssync.ErrHandshakeTimeout):
 		code = codes.DeadlineExceeded
 	case errors.Is(err, ErrStopped), errors.Is(err, context.Canceled):
 		code = codes.Unavailable
@@ -45,7 +47,7 @@ func fromStatus(err error) error {
 	case codes.FailedPrecondition:
 		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
 	case codes.InvalidArgument:
-		return fmt.Errorf("%w: peer says: %s", ErrProtocol, st.Message())
+		return fmt.Errorf("%w: peer says: %s", lssync.ErrProtocol, st.Message())
 	case codes.ResourceExhausted:
 		return fmt.Errorf("%w: peer says: %s", ErrTooManySessions, st.Message())
 	case codes.Unavailable:

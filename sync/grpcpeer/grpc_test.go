@@ -1,8 +1,9 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // skewedWall is a wall clock d ahead of the machine's.
@@ -23,18 +25,18 @@ func (w skewedWall) Now() time.Time { return time.Now().Add(w.d) }
 // testNode is a store, a Replicator and a gRPC server on 127.0.0.1.
 type testNode struct {
 	st   *store.Store
-	rep  *lssync.Replicator
+	rep  *grpcpeer.Replicator
 	reg  *prometheus.Registry
 	addr string
 }
 
 func startNode(t *testing.T, cluster string, skew time.Duration) *testNode {
 	t.Helper()
-	return startNodeWith(t, cluster, skew, func(*lssync.Config) {})
+	return startNodeWith(t, cluster, skew, func(*grpcpeer.Config) {})
 }
 
 // startNodeWith is startNode with a hook to change the test config.
-func startNodeWith(t *testing.T, cluster string, skew time.Duration, tune func(*lssync.Config)) *testNode {
+func startNodeWith(t *testing.T, cluster string, skew time.Duration, tune func(*grpcpeer.Config)) *testNode {
 	t.Helper()
 	ctx := context.Background()
 	wall := skewedWall{skew}
@@ -42,7 +44,7 @@ func startNodeWith(t *testing.T, cluster string, skew time.Duration, tune func(*
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	cfg := lssync.DefaultConfig(cluster)
+	cfg := grpcpeer.DefaultConfig(cluster)
 	cfg.Wall = wall
 	cfg.SyncInterval = 200 * time.Millisecond
 	cfg.TickInterval = 20 * time.Millisecond
@@ -50,7 +52,7 @@ func startNodeWith(t *testing.T, cluster string, skew time.Duration, tune func(*
 	cfg.DialBackoffMax = 200 * time.Millisecond
 	cfg.Metrics = prometheus.NewRegistry()
 	tune(&cfg)
-	rep, err := lssync.NewReplicator(cfg, lssync.StoreLog(st))
+	rep, err := grpcpeer.NewReplicator(cfg, lssync.StoreLog(st))
 	if err != nil {
 		t.Fatalf("new replicator: %v", err)
 	}
@@ -108,7 +110,7 @@ func sameVectors(nodes ...*testNode) func() bool {
 	return func() bool {
 		first := nodes[0].st.VersionVector()
 		for _, n := range nodes[1:] {
-			if !mapsEqual(first, n.st.VersionVector()) {
+			if !maps.Equal(first, n.st.VersionVector()) {
 				return false
 			}
 		}
@@ -132,7 +134,7 @@ func TestGRPC_CatchUpThenPush(t *testing.T) {
 	t.Logf("catch-up of 420 ops took %s", time.Since(catchUp))
 	eventually(t, 5*time.Second, "following", func() bool {
 		p := a.rep.Peers()
-		return len(p) == 1 && p[0].State == lssync.StateFollowing
+		return len(p) == 1 && p[0].State == grpcpeer.StateFollowing
 	})
 	// Live push: a new op reaches the peer without waiting for a round.
 	start := time.Now()
@@ -142,7 +144,7 @@ func TestGRPC_CatchUpThenPush(t *testing.T) {
 
 	// The status follows the op by a vector exchange: poll until it
 	// settles instead of reading it the moment the op landed.
-	var ps lssync.PeerStatus
+	var ps grpcpeer.PeerStatus
 	eventually(t, 5*time.Second, "outbound status caught up", func() bool {
 		ps = a.rep.Peers()[0]
 		return ps.LagOps == 0
@@ -165,7 +167,7 @@ func TestGRPC_OtherClusterRefused(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "refusal", func() bool {
 		p := a.rep.Peers()
-		return len(p) == 1 && p[0].State == lssync.StateRefused
+		return len(p) == 1 && p[0].State == grpcpeer.StateRefused
 	})
 	ps := a.rep.Peers()[0]
 	if !strings.Contains(ps.LastError, `cluster "c2"`) || !strings.Contains(ps.LastError, `cluster "c1"`) {

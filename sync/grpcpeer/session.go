@@ -1,4 +1,4 @@
-package lssync
+package grpcpeer
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
+	lssync "github.com/lsnode/lsnode/sync"
 )
 
 // frameStream is the transport of one session: a gRPC stream in
@@ -32,7 +33,7 @@ type frameStream interface {
 // registered in the Replicator's WaitGroup so Stop joins them.
 type session struct {
 	r      *Replicator
-	link   *Link
+	link   *lssync.Link
 	dir    string // "outbound" or "inbound"
 	addr   string
 	stream frameStream
@@ -41,14 +42,14 @@ type session struct {
 	lists  [][]store.Op    // moreLocal's result, owned by the loop
 	lagged atomic.Bool     // local ops were dropped for this session
 	kick   chan struct{}
-	status atomic.Pointer[LinkStatus]
+	status atomic.Pointer[lssync.LinkStatus]
 	order  uint64 // when it was tracked, for Replicator.pushSessions; set under Replicator.mu
 }
 
 func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 	s := &session{
 		r:      r,
-		link:   newLink(r.cfg, r.log, dir == "outbound", r.m),
+		link:   lssync.NewLink(r.cfg.Config, r.log, dir == "outbound"),
 		dir:    dir,
 		addr:   addr,
 		stream: stream,
@@ -56,7 +57,10 @@ func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 		local:  make(chan []store.Op, r.cfg.LocalQueue),
 		kick:   make(chan struct{}, 1),
 	}
-	s.status.Store(&LinkStatus{})
+	s.status.Store(&lssync.LinkStatus{})
+	if r.m != nil {
+		s.link.SetObserver(r.m)
+	}
 	s.link.SetDirect(r.directOrigins)
 	if r.cfg.Integrity != nil {
 		s.link.SignInWriter()
@@ -136,14 +140,14 @@ func (s *session) run(ctx context.Context) error {
 		case err = <-writeErr:
 			return err
 		case done := <-applier.done:
-			out, err = s.link.Stored(done.job, done.res, done.err, s.now())
+			out, err = s.link.Stored(done.job.queued, done.res, done.err, s.now())
 		case in := <-frames:
 			f := in.f
-			s.r.m.frame("received", FrameKind(f), proto.Size(f))
+			s.r.m.frame("received", lssync.FrameKind(f), proto.Size(f))
 			s.link.SetPreverified(f.GetBatch(), in.pre)
-			follows := s.link.peerFollows
+			follows := s.link.PeerFollows()
 			out, err = s.link.Handle(ctx, f, s.now())
-			if f.GetHello() != nil || s.link.peerFollows != follows {
+			if f.GetHello() != nil || s.link.PeerFollows() != follows {
 				s.refresh() // pushSessions picks by these two
 			}
 		case ops := <-s.local:
@@ -154,7 +158,9 @@ func (s *session) run(ctx context.Context) error {
 		case <-ticker.C:
 			out, err = s.tick()
 		}
-		applier.put(s.link.TakeQueued())
+		for _, q := range s.link.TakeQueued() {
+			applier.put(newApplyJob(q))
+		}
 		if err == nil && s.lagged.Swap(false) {
 			out = append(out, s.link.Lagged(s.now())...)
 		}
@@ -244,22 +250,22 @@ func (s *session) write(ctx context.Context, errc chan<- error) {
 			}
 		}
 		if b := f.GetBatch(); b != nil && s.r.cfg.Integrity != nil {
-			s.r.cfg.Integrity.SignFrame(b, s.link.self)
+			s.r.cfg.Integrity.SignFrame(b, s.r.self)
 		}
 		if err := s.stream.Send(f); err != nil {
 			errc <- fromStatus(err)
 			return
 		}
 		s.out.sent(s.now())
-		s.r.m.frame("sent", FrameKind(f), size)
+		s.r.m.frame("sent", lssync.FrameKind(f), size)
 	}
 }
 
 // endReason classifies why a session ended, for PeerStatus.State.
 func endReason(err error) string {
 	switch {
-	case errors.Is(err, ErrRefused), errors.Is(err, ErrClusterMismatch),
-		errors.Is(err, ErrProtocolVersion), errors.Is(err, ErrSelfConnection), errors.Is(err, ErrTLS):
+	case errors.Is(err, ErrRefused), errors.Is(err, lssync.ErrClusterMismatch),
+		errors.Is(err, lssync.ErrProtocolVersion), errors.Is(err, lssync.ErrSelfConnection), errors.Is(err, ErrTLS):
 		return StateRefused
 	default:
 		return StateBackoff

@@ -1,4 +1,4 @@
-package lssync
+package grpcpeer
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package lssync_test
+package grpcpeer_test
 
 import (
 	"fmt"
