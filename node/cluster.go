@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/lsnode/lsnode/node/membership"
-	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
@@ -60,7 +60,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	c.grpc = grpc.NewServer(append(rep.ServerOptions(), serverOpts...)...)
 	rep.RegisterGRPC(c.grpc)
 	c.health = health.NewServer()
-	c.health.SetServingStatus(pb.Replication_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	c.health.SetServingStatus(lsnodev1grpc.Replication_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(c.grpc, c.health)
 	reflection.Register(c.grpc)
 	n.goFunc(func() {

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
-	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 )
 
 // outPeer is a configured peer address: one goroutine (dialLoop) keeps a
@@ -54,7 +54,7 @@ func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
 		return
 	}
 	defer conn.Close()
-	client := pb.NewReplicationClient(conn)
+	client := lsnodev1grpc.NewReplicationClient(conn)
 	backoff := r.cfg.DialBackoffMin
 	for ctx.Err() == nil {
 		reachedReady, err := r.runOutbound(ctx, client, p)
@@ -85,7 +85,7 @@ func (r *Replicator) dialLoop(ctx context.Context, p *outPeer) {
 }
 
 // runOutbound opens one Session stream and runs it to its end.
-func (r *Replicator) runOutbound(ctx context.Context, client pb.ReplicationClient, p *outPeer) (bool, error) {
+func (r *Replicator) runOutbound(ctx context.Context, client lsnodev1grpc.ReplicationClient, p *outPeer) (bool, error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := client.Session(sctx)

@@ -8,12 +8,13 @@ import (
 	"google.golang.org/grpc/peer"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 )
 
 // grpcServer serves the Replication service: every inbound Session
 // stream runs a listener-side session.
 type grpcServer struct {
-	pb.UnimplementedReplicationServer
+	lsnodev1grpc.UnimplementedReplicationServer
 	r *Replicator
 }
 
@@ -21,7 +22,7 @@ type grpcServer struct {
 // accepted only between Start and Stop. The caller configures s (TLS,
 // MaxRecvMsgSize of at least Config.MaxMessageBytes: see ServerOptions).
 func (r *Replicator) RegisterGRPC(s *grpc.Server) {
-	pb.RegisterReplicationServer(s, grpcServer{r: r})
+	lsnodev1grpc.RegisterReplicationServer(s, grpcServer{r: r})
 }
 
 // ServerOptions returns the grpc.ServerOptions replication needs (message
@@ -41,7 +42,7 @@ func (r *Replicator) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// Session implements pb.ReplicationServer.
+// Session implements lsnodev1grpc.ReplicationServer.
 func (g grpcServer) Session(stream grpc.BidiStreamingServer[pb.Frame, pb.Frame]) error {
 	addr := ""
 	if p, ok := peer.FromContext(stream.Context()); ok {

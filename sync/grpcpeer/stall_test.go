@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
@@ -20,7 +21,7 @@ import (
 // stalledPeer completes the handshake, asks to be pushed to (follow),
 // then never reads again: its receive window fills up.
 type stalledPeer struct {
-	pb.UnimplementedReplicationServer
+	lsnodev1grpc.UnimplementedReplicationServer
 }
 
 func (stalledPeer) Session(stream grpc.BidiStreamingServer[pb.Frame, pb.Frame]) error {
@@ -49,7 +50,7 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer(grpc.InitialWindowSize(64<<10), grpc.InitialConnWindowSize(64<<10))
-	pb.RegisterReplicationServer(srv, stalledPeer{})
+	lsnodev1grpc.RegisterReplicationServer(srv, stalledPeer{})
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = srv.Serve(lis) })
 	t.Cleanup(func() { srv.Stop(); wg.Wait() })

@@ -1,4 +1,4 @@
-// Replication between lsnode nodes (DESIGN.md §4).
+// Replication between lsnode nodes: the service.
 //
 // One bidirectional stream per connected pair carries a symmetric session:
 // both ends run the same state machine (package sync). The dialer opens the
@@ -10,12 +10,13 @@
 // versions:
 // - protoc-gen-go-grpc v1.5.1
 // - protoc             v3.21.12
-// source: proto/lsnode/v1/replication.proto
+// source: proto/lsnode/v1/replication_service.proto
 
-package lsnodev1
+package lsnodev1grpc
 
 import (
 	context "context"
+	v1 "github.com/lsnode/lsnode/proto/lsnode/v1"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -38,7 +39,7 @@ const (
 type ReplicationClient interface {
 	// Session carries one replication session. The first frame each way is a
 	// Hello; every later frame is any of the other kinds, in any order.
-	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Frame, Frame], error)
+	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[v1.Frame, v1.Frame], error)
 }
 
 type replicationClient struct {
@@ -49,18 +50,18 @@ func NewReplicationClient(cc grpc.ClientConnInterface) ReplicationClient {
 	return &replicationClient{cc}
 }
 
-func (c *replicationClient) Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Frame, Frame], error) {
+func (c *replicationClient) Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[v1.Frame, v1.Frame], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Replication_ServiceDesc.Streams[0], Replication_Session_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[Frame, Frame]{ClientStream: stream}
+	x := &grpc.GenericClientStream[v1.Frame, v1.Frame]{ClientStream: stream}
 	return x, nil
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Replication_SessionClient = grpc.BidiStreamingClient[Frame, Frame]
+type Replication_SessionClient = grpc.BidiStreamingClient[v1.Frame, v1.Frame]
 
 // ReplicationServer is the server API for Replication service.
 // All implementations must embed UnimplementedReplicationServer
@@ -70,7 +71,7 @@ type Replication_SessionClient = grpc.BidiStreamingClient[Frame, Frame]
 type ReplicationServer interface {
 	// Session carries one replication session. The first frame each way is a
 	// Hello; every later frame is any of the other kinds, in any order.
-	Session(grpc.BidiStreamingServer[Frame, Frame]) error
+	Session(grpc.BidiStreamingServer[v1.Frame, v1.Frame]) error
 	mustEmbedUnimplementedReplicationServer()
 }
 
@@ -81,7 +82,7 @@ type ReplicationServer interface {
 // pointer dereference when methods are called.
 type UnimplementedReplicationServer struct{}
 
-func (UnimplementedReplicationServer) Session(grpc.BidiStreamingServer[Frame, Frame]) error {
+func (UnimplementedReplicationServer) Session(grpc.BidiStreamingServer[v1.Frame, v1.Frame]) error {
 	return status.Errorf(codes.Unimplemented, "method Session not implemented")
 }
 func (UnimplementedReplicationServer) mustEmbedUnimplementedReplicationServer() {}
@@ -106,11 +107,11 @@ func RegisterReplicationServer(s grpc.ServiceRegistrar, srv ReplicationServer) {
 }
 
 func _Replication_Session_Handler(srv interface{}, stream grpc.ServerStream) error {
-	return srv.(ReplicationServer).Session(&grpc.GenericServerStream[Frame, Frame]{ServerStream: stream})
+	return srv.(ReplicationServer).Session(&grpc.GenericServerStream[v1.Frame, v1.Frame]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Replication_SessionServer = grpc.BidiStreamingServer[Frame, Frame]
+type Replication_SessionServer = grpc.BidiStreamingServer[v1.Frame, v1.Frame]
 
 // Replication_ServiceDesc is the grpc.ServiceDesc for Replication service.
 // It's only intended for direct use with grpc.RegisterService,
@@ -127,5 +128,5 @@ var Replication_ServiceDesc = grpc.ServiceDesc{
 			ClientStreams: true,
 		},
 	},
-	Metadata: "proto/lsnode/v1/replication.proto",
+	Metadata: "proto/lsnode/v1/replication_service.proto",
 }
