@@ -16,7 +16,10 @@
 // version-vector digest (digest.go), the conversion between store ops and
 // wire frames (convert.go), the batcher that answers pulls (serve.go) and
 // the interfaces it is given: Log, Integrity (sync/integrity) and
-// Observer (its measurements).
+// Observer (its measurements). internal/importrules holds it to that: it
+// imports no net, net/http, os or gRPC package, directly or through what
+// it links (the standard library and the store aside), and calls no
+// clock and starts no goroutine.
 //
 // The drivers are packages of their own: sync/grpcpeer runs Links over
 // gRPC streams between nodes (dial loops, sessions, push fan-out,
