@@ -13,10 +13,11 @@ import (
 // runs the store's writes one after another, in the order the batches
 // arrived (each validated beforehand on the loop's goroutine when the Log
 // takes validated batches), and reports each result back to the loop
-// (Stored). Meanwhile the loop takes the next frames, so batch k+1 is received, decoded,
-// verified and converted while batch k commits, and a pull's next window
-// is asked for when the current one has arrived rather than when it is
-// stored (advancePull): the store's writer always has the next batch.
+// (Stored). Meanwhile the loop takes the next frames, so batch k+1 is
+// received, decoded, verified and converted while batch k commits, and a
+// pull's next window is asked for when the current one has arrived rather
+// than when it is stored (advancePull): the store's writer always has the
+// next batch.
 //
 // The order of an origin's ops is kept by the single applier per session
 // and, across sessions, by the store's prefix rule (PrevSeq), as before.

@@ -36,7 +36,7 @@ func (r *Replicator) ServerOptions() []grpc.ServerOption {
 		grpc.ConnectionTimeout(r.cfg.HandshakeTimeout),
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
-		// Accept the dialers' keepalive pings (grpc_client.go); the
+		// Accept the dialers' keepalive pings (client.go); the
 		// default policy answers pings closer than 5 min with GOAWAY.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveTime / 2, PermitWithoutStream: true}),
 	}
