@@ -14,8 +14,9 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/lsnode/lsnode/node/membership"
-	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
+	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // leaveTimeout bounds the graceful leave broadcast at shutdown.
@@ -24,7 +25,7 @@ const leaveTimeout = 3 * time.Second
 // cluster is the node's replication and membership: the gRPC replicator
 // and its server, and, with gossip, the membership that feeds it peers.
 type cluster struct {
-	rep     *lssync.Replicator
+	rep     *grpcpeer.Replicator
 	grpc    *grpc.Server
 	health  *health.Server
 	ln      net.Listener
@@ -39,7 +40,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 		return nil
 	}
 	c := &cluster{self: n.store.ReplicaID()}
-	scfg := lssync.DefaultConfig(n.cfg.ClusterID)
+	scfg := grpcpeer.DefaultConfig(n.cfg.ClusterID)
 	scfg.MaxClockOffset, scfg.Logger, scfg.Wall, scfg.Metrics = n.cfg.MaxClockOffset, n.log, n.wall, n.reg
 	scfg.Integrity = n.integrity
 	scfg.MaxMessageBytes, scfg.HandshakeTimeout = n.cfg.GRPCMaxMessageBytes, n.cfg.GRPCHandshakeTimeout
@@ -48,7 +49,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := lssync.NewReplicator(scfg, lssync.StoreLog(n.store))
+	rep, err := grpcpeer.NewReplicator(scfg, lssync.StoreLog(n.store))
 	if err != nil {
 		return fmt.Errorf("replication: %w", err)
 	}
@@ -59,7 +60,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	c.grpc = grpc.NewServer(append(rep.ServerOptions(), serverOpts...)...)
 	rep.RegisterGRPC(c.grpc)
 	c.health = health.NewServer()
-	c.health.SetServingStatus(pb.Replication_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	c.health.SetServingStatus(lsnodev1grpc.Replication_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(c.grpc, c.health)
 	reflection.Register(c.grpc)
 	n.goFunc(func() {
@@ -92,7 +93,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 // replicationTLS sets the dial credentials of scfg and returns the server
 // options for mutual TLS when --tls-ca is set; without it replication is
 // plaintext, with a warning on a non-loopback bind.
-func (n *Node) replicationTLS(scfg *lssync.Config) ([]grpc.ServerOption, error) {
+func (n *Node) replicationTLS(scfg *grpcpeer.Config) ([]grpc.ServerOption, error) {
 	if n.cfg.TLSCAFile == "" {
 		if host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr); !isLoopbackHost(host) {
 			n.log.Warn("replication is not encrypted on a non-loopback address; set --tls-ca with --tls-cert and --tls-key",

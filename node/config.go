@@ -12,7 +12,8 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // Defaults of the Config fields (DefaultConfig).
@@ -191,6 +192,10 @@ type Config struct {
 	// <data dir>/peers.json (Python hubs); one round also runs at start.
 	// 0 disables it. Default 15 s (the Python hub's).
 	HTTPSyncInterval time.Duration
+	// HTTPSyncTimeout bounds one request of that pull, connection to
+	// last byte (the Python hub's MEMPALACE_SYNC_HTTP_TIMEOUT, which the
+	// CLI reads). 0 means the puller's default, 30 s.
+	HTTPSyncTimeout time.Duration
 	// Readiness holds the default thresholds of /readyz.
 	Readiness ReadyThresholds
 	// UnsignedOrigins is the policy for ops of origins that do not sign
@@ -218,7 +223,7 @@ const MinGRPCMessageBytes = 8 << 20
 
 // DefaultConfig returns a working single-node configuration on loopback.
 func DefaultConfig() Config {
-	repl := lssync.DefaultConfig(DefaultClusterID)
+	repl := grpcpeer.DefaultConfig(DefaultClusterID)
 	return Config{
 		GRPCMaxMessageBytes:   repl.MaxMessageBytes,
 		GRPCMaxStreamsPerConn: int(repl.MaxStreamsPerConn),
@@ -316,7 +321,7 @@ func (c Config) Validate() error {
 		return errors.New("--rejoin-interval must not be negative")
 	}
 	if c.UnsignedOrigins != "" {
-		if _, err := lssync.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
+		if _, err := integrity.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
 			return fmt.Errorf("--unsigned-origins: want accept or refuse, got %q", c.UnsignedOrigins)
 		}
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // surface is the node's HTTP surface: routing, the request policy, the
@@ -36,9 +37,9 @@ type surface struct {
 	// replication reports the replication sessions (nil: none).
 	replication func() []readyPeer
 	// origins reports per-origin catch-up progress (nil: no replication).
-	origins func() []lssync.OriginLag
+	origins func() []grpcpeer.OriginLag
 	// integrity is the node's origin integrity, shown by /statusz.
-	integrity *lssync.Integrity
+	integrity *integrity.Integrity
 	// keyring runs gossip keyring operations (/lsnode/keys).
 	keyring keyringFunc
 	// drain is cancelled when shutdown begins: streams and long polls end.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // startHTTPPull pulls from the Python hubs (and any HTTP peers) listed in
@@ -17,9 +17,11 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	if n.cfg.HTTPSyncInterval <= 0 {
 		return nil
 	}
-	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(n.cfg.DataDir, lssync.PeersFileName))
+	cfg := hubpull.DefaultConfig(filepath.Join(n.cfg.DataDir, hubpull.PeersFileName))
 	cfg.Interval = n.cfg.HTTPSyncInterval
-	cfg.Timeout = lssync.HTTPTimeoutFromEnv(lssync.DefaultHTTPTimeout)
+	if n.cfg.HTTPSyncTimeout != 0 {
+		cfg.Timeout = n.cfg.HTTPSyncTimeout
+	}
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
 	cfg.Integrity = n.integrity
 	if n.cfg.TLSCAFile != "" {
@@ -29,7 +31,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 		}
 		cfg.Transport = tr
 	}
-	p, err := lssync.NewHTTPPuller(cfg, n.store)
+	p, err := hubpull.NewPuller(cfg, n.store)
 	if err != nil {
 		return fmt.Errorf("http pull: %w", err)
 	}
@@ -42,7 +44,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 
 // httpPeerStates renders the HTTP peers' estate in the Python shape, and
 // the profiles they relayed.
-func httpPeerStates(p *lssync.HTTPPuller) ([]PeerState, map[string]any) {
+func httpPeerStates(p *hubpull.Puller) ([]PeerState, map[string]any) {
 	if p == nil {
 		return nil, nil
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/lsnode/lsnode/store/pyjson"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
@@ -14,10 +14,10 @@ import (
 // returns the node's origin integrity: its ops signed when served, its
 // peers' verified against the keys pinned on first use, unsigned origins
 // handled by Config.UnsignedOrigins.
-func (n *Node) openIntegrity(ctx context.Context) (*lssync.Integrity, error) {
-	policy := lssync.UnsignedAccept
+func (n *Node) openIntegrity(ctx context.Context) (*integrity.Integrity, error) {
+	policy := integrity.UnsignedAccept
 	if n.cfg.UnsignedOrigins != "" {
-		p, err := lssync.ParseUnsignedPolicy(n.cfg.UnsignedOrigins)
+		p, err := integrity.ParseUnsignedPolicy(n.cfg.UnsignedOrigins)
 		if err != nil {
 			return nil, err
 		}
@@ -28,7 +28,7 @@ func (n *Node) openIntegrity(ctx context.Context) (*lssync.Integrity, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := lssync.NewIntegrity(ctx, lssync.IntegrityConfig{
+	in, err := integrity.New(ctx, integrity.Config{
 		Self: n.store.ReplicaID(), Key: key, Policy: policy, Keys: n.store, Logger: n.log, Metrics: n.reg,
 	})
 	if err != nil {
@@ -41,7 +41,7 @@ func (n *Node) openIntegrity(ctx context.Context) (*lssync.Integrity, error) {
 }
 
 // integrityStatus is the integrity block of /statusz.
-func integrityStatus(in *lssync.Integrity) pyjson.Object {
+func integrityStatus(in *integrity.Integrity) pyjson.Object {
 	if in == nil {
 		return nil
 	}

@@ -18,7 +18,8 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/hubpull"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // logStore is what the HTTP surface reads from the log (*store.Store).
@@ -53,8 +54,8 @@ type Node struct {
 
 	// Set by Start.
 	store    *store.Store
-	cluster  *cluster           // nil without replication
-	httpPull *lssync.HTTPPuller // nil when the HTTP pull is off
+	cluster  *cluster        // nil without replication
+	httpPull *hubpull.Puller // nil when the HTTP pull is off
 	surface  *surface
 	srv      *http.Server
 	ln       net.Listener
@@ -62,14 +63,14 @@ type Node struct {
 
 	// integrity signs this node's ops and verifies its peers' (set by
 	// Start; integrity.go).
-	integrity *lssync.Integrity
+	integrity *integrity.Integrity
 
 	// drain is cancelled when shutdown begins: streams and long polls
 	// end, in-flight requests finish.
 	drain       context.Context
 	cancelDrain context.CancelFunc
 	// run is the context of the node's own goroutines, cancelled after
-	// the HTTP server has stopped. Replication (lssync.Replicator) and
+	// the HTTP server has stopped. Replication (grpcpeer.Replicator) and
 	// membership start in Start with n.goFunc under it, feed /sync/peers
 	// through SetRoster, and so stop before the store closes.
 	run       context.Context

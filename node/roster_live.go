@@ -8,7 +8,7 @@ import (
 	"github.com/lsnode/lsnode/node/membership"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/pyjson"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // Estate is lsnode's extension of /sync/peers (key "lsnode", which a
@@ -107,8 +107,8 @@ func (c *cluster) memberRows() []MemberRow {
 	if c == nil {
 		return nil
 	}
-	byReplica := map[string]lssync.PeerStatus{}
-	var static []lssync.PeerStatus
+	byReplica := map[string]grpcpeer.PeerStatus{}
+	var static []grpcpeer.PeerStatus
 	for _, p := range c.rep.Peers() {
 		if p.ReplicaID != "" {
 			if prev, ok := byReplica[p.ReplicaID]; !ok || p.LastSync.After(prev.LastSync) {
@@ -141,7 +141,7 @@ func (c *cluster) memberRows() []MemberRow {
 	}
 	for _, p := range static {
 		row := MemberRow{Name: p.Addr, ReplicaID: p.ReplicaID, GRPCAddr: p.Addr, State: sessionState(p.State)}
-		if p.State == lssync.StateRefused {
+		if p.State == grpcpeer.StateRefused {
 			row.Reason = p.LastError // e.g. a certificate refused under --tls-ca
 		}
 		row.withSession(p)
@@ -150,7 +150,7 @@ func (c *cluster) memberRows() []MemberRow {
 	return rows
 }
 
-func (m *MemberRow) withSession(p lssync.PeerStatus) {
+func (m *MemberRow) withSession(p grpcpeer.PeerStatus) {
 	m.Synced = p.ReplicaID != ""
 	m.LagOps, m.LastSync, m.ClockOffset = p.LagOps, p.LastSync, p.ClockOffset
 	m.LagSeconds, m.LagKnown = p.LagSeconds, p.LagKnown
@@ -160,11 +160,11 @@ func (m *MemberRow) withSession(p lssync.PeerStatus) {
 // for a peer gossip does not know (a static --peer).
 func sessionState(s string) string {
 	switch s {
-	case lssync.StateFollowing, lssync.StateSyncing:
+	case grpcpeer.StateFollowing, grpcpeer.StateSyncing:
 		return string(membership.StateAlive)
-	case lssync.StateRefused:
+	case grpcpeer.StateRefused:
 		return "refused"
-	case lssync.StateConnecting:
+	case grpcpeer.StateConnecting:
 		return string(membership.StateSuspect)
 	}
 	return string(membership.StateDead)
@@ -179,7 +179,7 @@ func (c *cluster) replicationPeers() []readyPeer {
 	var out []readyPeer
 	for _, p := range c.rep.Peers() {
 		out = append(out, readyPeer{LagOps: p.LagOps,
-			Connected: p.State == lssync.StateFollowing || p.State == lssync.StateSyncing})
+			Connected: p.State == grpcpeer.StateFollowing || p.State == grpcpeer.StateSyncing})
 	}
 	return out
 }

@@ -4,12 +4,12 @@ import (
 	"math"
 
 	"github.com/lsnode/lsnode/store/pyjson"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 // originLags is the per-origin catch-up progress of the gRPC replicator
 // (nil on a node without replication).
-func (c *cluster) originLags() []lssync.OriginLag {
+func (c *cluster) originLags() []grpcpeer.OriginLag {
 	if c == nil {
 		return nil
 	}
@@ -20,7 +20,7 @@ func (c *cluster) originLags() []lssync.OriginLag {
 // told this node about, with what is held, the target some peer holds,
 // how far behind in ops and seconds, and the commit rate of the latest
 // progress interval (0 when not catching up).
-func catchUpPayload(rows []lssync.OriginLag) []any {
+func catchUpPayload(rows []grpcpeer.OriginLag) []any {
 	out := make([]any, len(rows))
 	for i, r := range rows {
 		out[i] = pyjson.Object{

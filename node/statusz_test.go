@@ -10,7 +10,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
 func TestHealthz(t *testing.T) {
@@ -174,8 +174,8 @@ func TestPyInt(t *testing.T) {
 
 func TestStatusz_CatchUp(t *testing.T) {
 	n := htStart(t, func(*Config) {})
-	n.surface.origins = func() []lssync.OriginLag {
-		return []lssync.OriginLag{{Origin: "rep_b", Held: 250, Target: 1000, Seconds: 1.23456, Rate: 99.6}}
+	n.surface.origins = func() []grpcpeer.OriginLag {
+		return []grpcpeer.OriginLag{{Origin: "rep_b", Held: 250, Target: 1000, Seconds: 1.23456, Rate: 99.6}}
 	}
 	rows := htJSON(t, htGet(t, n, "/statusz", ""))["catch_up"].([]any)
 	if len(rows) != 1 {

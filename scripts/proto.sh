@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 # generate DIR: runs protoc over every .proto file under DIR/proto, with DIR
 # (the repository root, or a copy of it) as the import root, so that files are
 # named and import each other as proto/lsnode/v1/x.proto; each output is
-# written beside its .proto.
+# written in the folder of its go_package under DIR (the module path cut off),
+# so a file whose Go package is a subpackage (lsnodev1grpc) lands there.
 generate() {
 	local files
 	(
@@ -26,8 +27,8 @@ generate() {
 		protoc -I . \
 			--plugin=protoc-gen-go="$bin/protoc-gen-go" \
 			--plugin=protoc-gen-go-grpc="$bin/protoc-gen-go-grpc" \
-			--go_out=. --go_opt=paths=source_relative \
-			--go-grpc_out=. --go-grpc_opt=paths=source_relative \
+			--go_out=. --go_opt=module=github.com/lsnode/lsnode \
+			--go-grpc_out=. --go-grpc_opt=module=github.com/lsnode/lsnode \
 			"${files[@]}"
 	)
 }

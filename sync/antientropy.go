@@ -45,7 +45,9 @@ func (l *Link) onDigest(d *pb.Digest, now time.Time) []*pb.Frame {
 	}
 	local := l.log.VersionVector()
 	match := bytes.Equal(d.GetHash(), Digest(local))
-	l.m.round(match)
+	if l.obs != nil {
+		l.obs.Round(match)
+	}
 	if !match {
 		return []*pb.Frame{l.vector(d.GetRound(), local, true, now)}
 	}

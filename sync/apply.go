@@ -50,8 +50,8 @@ func (l *Link) applied(job *QueuedBatch, res store.ApplyResult, err error, now t
 	if err != nil {
 		return nil, fmt.Errorf("apply batch of %d ops from %s: %w", job.wireOps, l.peer, err)
 	}
-	if !job.counted {
-		l.m.applied(job.path(), res)
+	if !l.applier && l.obs != nil {
+		l.obs.Applied(job.Path(), res)
 	}
 	if res.Applied > 0 {
 		l.behindMS = oldestStampMS(job.batch.Ops)
@@ -86,7 +86,7 @@ func oldestStampMS(ops []store.Op) int64 {
 
 // checkIntegrity converts a batch for the store, first pinning the origin
 // keys it announces (trust on first use) and running the integrity check
-// (Integrity.check) on its ops; heldBack ops wait for a later pull.
+// (Integrity.Check) on its ops; heldBack ops wait for a later pull.
 func (l *Link) checkIntegrity(ctx context.Context, b *pb.Batch) (store.Batch, int, error) {
 	batch := batchFromWire(b)
 	in := l.cfg.Integrity
@@ -98,7 +98,7 @@ func (l *Link) checkIntegrity(ctx context.Context, b *pb.Batch) (store.Batch, in
 			return store.Batch{}, 0, err
 		}
 	}
-	ops, heldBack, err := in.check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector(), l.takePreverified(b))
+	ops, heldBack, err := in.Check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector(), l.takePreverified(b))
 	if err != nil {
 		return store.Batch{}, 0, fmt.Errorf("check integrity of a batch from %s: %w", l.peer, err)
 	}

@@ -9,14 +9,15 @@ import (
 
 // Applying behind the link. A session does not let its loop wait for the
 // store: the loop checks and converts a received batch and hands it to
-// the session's applier goroutine (session_apply.go), which runs the
-// store's writes one after another, in the order the batches arrived
-// (each validated beforehand on the loop's goroutine when the Log takes
-// validated batches), and reports each result back to the loop (Stored). Meanwhile
-// the loop takes the next frames, so batch k+1 is received, decoded,
-// verified and converted while batch k commits, and a pull's next window
-// is asked for when the current one has arrived rather than when it is
-// stored (advancePull): the store's writer always has the next batch.
+// the session's applier goroutine (sync/grpcpeer/session_apply.go), which
+// runs the store's writes one after another, in the order the batches
+// arrived (each validated beforehand on the loop's goroutine when the Log
+// takes validated batches), and reports each result back to the loop
+// (Stored). Meanwhile the loop takes the next frames, so batch k+1 is
+// received, decoded, verified and converted while batch k commits, and a
+// pull's next window is asked for when the current one has arrived rather
+// than when it is stored (advancePull): the store's writer always has the
+// next batch.
 //
 // The order of an origin's ops is kept by the single applier per session
 // and, across sessions, by the store's prefix rule (PrevSeq), as before.
@@ -29,10 +30,8 @@ import (
 // the store (Link.ApplyBehind).
 type QueuedBatch struct {
 	batch   store.Batch
-	checked *store.CheckedBatch // batch, validated by the applier's put
-	counted bool                // its outcome is in the metrics already (the applier's)
-	pullID  uint64              // 0 for a push
-	wireOps int                 // ops in the received batch (error texts)
+	pullID  uint64 // 0 for a push
+	wireOps int    // ops in the received batch (error texts)
 }
 
 // Batch is what to hand to the Log's ApplyBatch.
@@ -40,7 +39,8 @@ func (j *QueuedBatch) Batch() store.Batch { return j.batch }
 
 func (j *QueuedBatch) empty() bool { return len(j.batch.Ops) == 0 && len(j.batch.Artifacts) == 0 }
 
-func (j *QueuedBatch) path() string {
+// Path is how the batch came: "push", or "pull" for a pull answer.
+func (j *QueuedBatch) Path() string {
 	if j.pullID == 0 {
 		return "push"
 	}
@@ -50,8 +50,10 @@ func (j *QueuedBatch) path() string {
 // ApplyBehind makes the link hand its batches to its driver (TakeQueued)
 // instead of applying them in Handle; the driver must store them in order
 // (one by one with the Log's ApplyBatch, or several in one transaction as
-// a session's applier does) and report each result with Stored. A session
-// does so on its applier goroutine; the simulator with random delays.
+// a session's applier does) and report each result with Stored. The
+// driver also counts what the store took (the Link's Observer.Applied is
+// then not called), as soon as the store took it. A session does so on
+// its applier goroutine; the simulator with random delays.
 func (l *Link) ApplyBehind() { l.applier = true }
 
 // queue hands job to the caller and notes what it will add.

@@ -41,7 +41,9 @@ func (l *Link) setClock(offset, rtt time.Duration) {
 		l.logClock(offset, rtt, skewed)
 	}
 	l.clock = clockState{offset: offset, rtt: rtt, known: true, skewed: skewed}
-	l.m.clock(l.peer, offset.Seconds(), skewed)
+	if l.obs != nil {
+		l.obs.ClockOffset(l.peer, offset, skewed)
+	}
 }
 
 func (l *Link) logClock(offset, rtt time.Duration, skewed bool) {

@@ -7,9 +7,9 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// opToWire converts a store op to its wire form. Seq (local arrival order)
+// OpToWire converts a store op to its wire form. Seq (local arrival order)
 // does not travel.
-func opToWire(op store.Op) *pb.Op {
+func OpToWire(op store.Op) *pb.Op {
 	e := op.Event
 	return &pb.Op{
 		Id:            e.ID,
@@ -35,8 +35,8 @@ func opToWire(op store.Op) *pb.Op {
 	}
 }
 
-// opFromWire converts a wire op to a store op.
-func opFromWire(w *pb.Op) store.Op {
+// OpFromWire converts a wire op to a store op.
+func OpFromWire(w *pb.Op) store.Op {
 	return store.Op{
 		PrevSeq:   w.GetPrevSeq(),
 		Signature: w.GetSignature(),
@@ -103,7 +103,7 @@ func batchFromWire(b *pb.Batch) store.Batch {
 		out.Artifacts = append(out.Artifacts, artifactFromWire(a))
 	}
 	for _, op := range b.GetOps() {
-		out.Ops = append(out.Ops, opFromWire(op))
+		out.Ops = append(out.Ops, OpFromWire(op))
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzOpWire sends structured ops and artifacts through the wire form and
-// back (opToWire, proto encoding, opFromWire): what arrives is what was
+// back (OpToWire, proto encoding, OpFromWire): what arrives is what was
 // sent, field for field; only text that is not UTF-8, which the store
 // never holds, fails to encode. Random proto bytes are FuzzReplicationFrame's.
 func FuzzOpWire(f *testing.F) {
@@ -37,7 +37,7 @@ func FuzzOpWire(f *testing.F) {
 		for _, s := range append([]string{id, origin, hlc, typ, body}, ids...) {
 			utf8OK = utf8OK && utf8.ValidString(s)
 		}
-		raw, err := proto.Marshal(&pb.Batch{Ops: []*pb.Op{opToWire(op)}, Artifacts: []*pb.Artifact{artifactToWire(art)}})
+		raw, err := proto.Marshal(&pb.Batch{Ops: []*pb.Op{OpToWire(op)}, Artifacts: []*pb.Artifact{artifactToWire(art)}})
 		if err != nil {
 			if utf8OK {
 				t.Fatalf("valid op does not encode: %v", err)

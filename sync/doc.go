@@ -1,22 +1,30 @@
-// Package lssync replicates the coordination log between lsnode nodes
-// (DESIGN.md §4). The folder is sync/ but the package is lssync so that it
-// never shadows the standard library; importers write
+// Package lssync is the deterministic core of replication between lsnode
+// nodes. The folder is sync/ but the package is lssync so that it never
+// shadows the standard library; importers write
 //
 //	lssync "github.com/lsnode/lsnode/sync"
 //
 // # Shape
 //
-// Link is the deterministic core of one session: frames, timer ticks and
-// locally committed ops go in (each with the caller's wall time), frames
-// come out, and the only side effects are reads and idempotent ApplyBatch
-// writes on the Log. It opens no socket, starts no goroutine and reads no
-// clock, so the seeded simulator in sync/simnet can drive many of them over
-// lossy, partitioned links and replay any run from its seed.
+// Link is one end of a session: frames, timer ticks and locally committed
+// ops go in (each with the caller's wall time), frames come out, and the
+// only side effects are reads and idempotent ApplyBatch writes on the Log
+// (*store.Store through StoreLog). It opens no socket, starts no
+// goroutine and reads no clock, so the seeded simulator in sync/simnet
+// can drive many of them over lossy, partitioned links and replay any run
+// from its seed. Besides Link the package holds what it needs: the
+// version-vector digest (digest.go), the conversion between store ops and
+// wire frames (convert.go), the batcher that answers pulls (serve.go) and
+// the interfaces it is given: Log, Integrity (sync/integrity) and
+// Observer (its measurements). internal/importrules holds it to that: it
+// imports no net, net/http, os or gRPC package, directly or through what
+// it links (the standard library and the store aside), and calls no
+// clock and starts no goroutine.
 //
-// Replicator is the runtime around it: one gRPC Session stream per
-// connected pair (lsnode.v1.Replication), a dial loop per configured peer,
-// inbound sessions through RegisterGRPC, and one Log subscription fanned
-// out for live push to one session per peer.
+// The drivers are packages of their own: sync/grpcpeer runs Links over
+// gRPC streams between nodes (dial loops, sessions, push fan-out,
+// metrics); sync/hubpull pulls Python hubs over HTTP and does not use
+// Link.
 //
 // # Protocol
 //
@@ -24,7 +32,7 @@
 //     protocol version and that the peer is not itself, then answers Hello
 //     echoing the dialer's send time; the dialer measures the clock offset
 //     and round trip and sends them back in a third Hello. A peer of
-//     another cluster is refused (FAILED_PRECONDITION naming both cluster
+//     another cluster is refused (ErrClusterMismatch, naming both cluster
 //     ids) before any op or vector crosses.
 //  2. Anti-entropy, digest first. The dialer starts a round every
 //     SyncInterval (either end may start one when it suspects a gap): a
@@ -38,17 +46,17 @@
 //  3. Pull. A Pull names ranges; the answer is at most PullWindow Batch
 //     frames, each bounded by BatchOps and BatchBytes and carrying the
 //     artifacts its events name ahead of them. Each batch is applied in one
-//     transaction. A session stores batches behind its loop, in order, so
-//     the next batch is decoded and checked while one commits; the puller
-//     asks for the next window when the last batch of the previous one
-//     arrives, at most one window ahead of what is stored.
+//     transaction. A link whose driver stores batches behind it
+//     (ApplyBehind) decodes and checks the next batch while one commits;
+//     the puller asks for the next window when the last batch of the
+//     previous one arrives, at most one window ahead of what is stored.
 //  4. Push. An end that is caught up says so (follow) in every Digest,
 //     DigestReply and Vector; the peer then pushes every op committed
-//     locally (its own and relayed ones) that the follower is not known to
-//     hold, on one session per peer. When a peer starts to follow, it is
-//     first sent (at most a batch of) what was committed while it did not,
-//     so the pushes after it leave no hole. Every Vector also lists the
-//     origins its sender has a session with (direct_origins); their ops
+//     locally (its own and relayed ones, Link.Local) that the follower is
+//     not known to hold. When a peer starts to follow, it is first sent (at
+//     most a batch of) what was committed while it did not, so the pushes
+//     after it leave no hole. Every Vector also lists the origins its
+//     sender has a session with (direct_origins, Link.SetDirect); their ops
 //     are not relayed to it, so in a full mesh each op reaches each node
 //     once.
 //
@@ -61,18 +69,14 @@
 //     idempotent (batches, vectors) or tagged with a round or pull id and
 //     ignored when stale; the Log applies an op only when it extends the
 //     origin's prefix (PrevSeq), so no order of arrival creates a hole.
-//   - Bounded resources: one round and one pull in flight per session; a
-//     pull answer buffers at most PullWindow*BatchBytes, and a puller holds
-//     at most two windows not yet stored; the per-session queues
-//     (LocalQueue op lists, OutboxBytes, InboxFrames, 2*PullWindow batches
-//     to store) are bounded.
-//     Appends never wait for a peer: the Log's subscription drops a slow
-//     reader, the fan-out never blocks on a session, a full session queue
-//     drops pushes and asks the peer to pull instead.
+//   - Bounded work: one round and one pull in flight per link; a pull
+//     answer holds at most PullWindow batches and about
+//     PullWindow*BatchBytes, and a puller holds at most two windows not
+//     yet stored.
 //   - Clock offset: measured at the handshake and every round; beyond
-//     MaxClockOffset it is logged, exported and shown in PeerStatus. The
-//     ops are stored anyway and the local clock is never moved here (the
-//     store's HLC bounds what a remote stamp may do).
+//     MaxClockOffset it is logged, given to the Observer and shown in
+//     LinkStatus. The ops are stored anyway and the local clock is never
+//     moved here (the store's HLC bounds what a remote stamp may do).
 //
 // # Hazards
 //
@@ -81,18 +85,12 @@
 //   - An origin whose next op is quarantined at the receiver (a conflict)
 //     stops advancing there, by the store's prefix rule; other origins go
 //     on. The range is offered again every round until an operator acts.
-//   - Two nodes that both list each other run two sessions. Each node
-//     pushes on one of them only (its outbound one), so no op crosses
-//     twice; rounds and pulls run on both.
 //   - The offset estimate is off by up to half the round trip.
 //
 // # Concurrency
 //
-// A Link is driven by one goroutine; a session stores its batches on
-// another (Link.ApplyBehind), the Link only queueing them and taking the
-// results. Replicator is safe for concurrent use; its goroutines (fan-out,
-// dial loops, session readers, writers and appliers) are started through
-// one helper and joined by Stop. Lock order:
-// Replicator.mu, then outPeer.mu, then outbox.mu; none is held across
-// network I/O or a Log call.
+// A Link is not safe for concurrent use: one goroutine (a session loop, or
+// the simulator) drives it. A driver that stores batches on another
+// goroutine (ApplyBehind) only takes them from the Link (TakeQueued) and
+// hands the results back on the Link's goroutine (Stored).
 package lssync

@@ -2,8 +2,8 @@ package lssync
 
 import "errors"
 
-// Sentinel errors. Callers test them with errors.Is; the gRPC boundary maps
-// them to status codes in one place (grpc_status.go).
+// Sentinel errors. Callers test them with errors.Is; a driver maps them to
+// its transport's terms (sync/grpcpeer: status codes).
 var (
 	// ErrClusterMismatch refuses a peer that belongs to another cluster.
 	ErrClusterMismatch = errors.New("cluster id mismatch")
@@ -11,48 +11,13 @@ var (
 	ErrProtocolVersion = errors.New("unsupported protocol version")
 	// ErrSelfConnection refuses a session whose peer is this replica.
 	ErrSelfConnection = errors.New("connected to self")
-	// ErrRefused marks a session the peer refused at the handshake; the
-	// error text carries the peer's reason.
-	ErrRefused = errors.New("peer refused the session")
-	// ErrTLS marks a connection whose TLS handshake failed: a peer
-	// certificate refused by either side (mutual TLS, see the node's
-	// --tls-ca), or TLS spoken to a plaintext peer. The peer is shown as
-	// refused until a session succeeds.
-	ErrTLS = errors.New("TLS handshake failed")
 	// ErrProtocol marks a frame that breaks the session protocol (data
 	// before the handshake, an empty frame, a malformed field).
 	ErrProtocol = errors.New("protocol violation")
 	// ErrHandshakeTimeout ends a session whose handshake did not complete
 	// within Config.RoundTimeout.
 	ErrHandshakeTimeout = errors.New("handshake timed out")
-	// ErrStalled ends a session whose peer stopped reading for longer than
-	// Config.StallTimeout.
-	ErrStalled = errors.New("peer stalled")
-	// ErrTooManySessions refuses an inbound session while
-	// Config.MaxInboundSessions are being served; the dialer retries.
-	ErrTooManySessions = errors.New("too many replication sessions")
-	// ErrStopped is returned by calls on a stopped Replicator.
-	ErrStopped = errors.New("replicator stopped")
-	// ErrInvalidConfig marks a Config that Validate refused.
+	// ErrInvalidConfig marks a Config that Validate refused; the drivers'
+	// and origin integrity's configurations wrap it too.
 	ErrInvalidConfig = errors.New("invalid sync config")
-
-	// HTTP pull (Python peers) and peers.json.
-
-	// ErrPeersFile marks a peers.json that cannot be used; the text is
-	// the Python hub's (LoadPeersFile).
-	ErrPeersFile = errors.New("invalid peers file")
-	// ErrPeerUnreachable marks a request that got no HTTP answer: refused
-	// connection, DNS failure, TLS failure, timeout.
-	ErrPeerUnreachable = errors.New("peer unreachable")
-	// ErrPeerStatus marks an HTTP answer outside 2xx; HTTPStatusError
-	// carries the code.
-	ErrPeerStatus = errors.New("peer answered an HTTP error")
-	// ErrPeerProtocol marks a 2xx answer that is not what the sync
-	// protocol says (not JSON, wrong shapes, events of another origin).
-	ErrPeerProtocol = errors.New("peer answered outside the sync protocol")
-	// ErrResponseTooLarge marks an answer longer than
-	// HTTPPullConfig.MaxResponseBytes; the rest is not read.
-	ErrResponseTooLarge = errors.New("peer response too large")
-	// ErrPullerStarted is returned by a second HTTPPuller.Start.
-	ErrPullerStarted = errors.New("http puller already started")
 )

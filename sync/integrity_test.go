@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
@@ -19,11 +17,11 @@ import (
 type signedNode struct {
 	id  string
 	st  *store.Store
-	in  *lssync.Integrity
+	in  *integrity.Integrity
 	key ed25519.PrivateKey
 }
 
-func newSignedNode(t *testing.T, id string, policy lssync.UnsignedPolicy) *signedNode {
+func newSignedNode(t *testing.T, id string, policy integrity.UnsignedPolicy) *signedNode {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Dir: t.TempDir(), ReplicaID: id})
 	if err != nil {
@@ -31,7 +29,7 @@ func newSignedNode(t *testing.T, id string, policy lssync.UnsignedPolicy) *signe
 	}
 	t.Cleanup(func() { st.Close() })
 	n := &signedNode{id: id, st: st, key: nodeKey(id)}
-	if n.in, err = lssync.NewIntegrity(context.Background(), lssync.IntegrityConfig{
+	if n.in, err = integrity.New(context.Background(), integrity.Config{
 		Self: id, Key: n.key, Policy: policy, Keys: st,
 	}); err != nil {
 		t.Fatal(err)
@@ -76,7 +74,7 @@ func opsOf(t *testing.T, st *store.Store, origin string) []store.Op {
 // A; C, which never talks to A, learns them from B, signature and key
 // relayed, and verifies them.
 func TestIntegrity_RelayedSignaturesVerify(t *testing.T) {
-	a, b, c := newSignedNode(t, repX, lssync.UnsignedRefuse), newSignedNode(t, repY, lssync.UnsignedRefuse), newSignedNode(t, repZ, lssync.UnsignedRefuse)
+	a, b, c := newSignedNode(t, repX, integrity.UnsignedRefuse), newSignedNode(t, repY, integrity.UnsignedRefuse), newSignedNode(t, repZ, integrity.UnsignedRefuse)
 	art, err := a.st.PutArtifact(context.Background(), store.ArtifactInput{Kind: "note", Content: "payload", CreatedBy: "a@1"})
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +137,7 @@ func wireOp(op store.Op, sig []byte) *pb.Op {
 // M sends behind them waits, nothing forged is stored, and A's genuine
 // ops then apply from A.
 func TestIntegrity_ForgedOpsRefused(t *testing.T) {
-	a, b := newSignedNode(t, repX, lssync.UnsignedAccept), newSignedNode(t, repY, lssync.UnsignedAccept)
+	a, b := newSignedNode(t, repX, integrity.UnsignedAccept), newSignedNode(t, repY, integrity.UnsignedAccept)
 	mKey := nodeKey(repM)
 	a.append(t, "first")
 	syncPair(t, b, a) // B pins A's key and holds op 1
@@ -218,9 +216,9 @@ func TestIntegrity_ForgedOpsRefused(t *testing.T) {
 // Python hubs are the HTTP case) is applied under accept and refused —
 // quarantined, slot kept — under refuse.
 func TestIntegrity_UnsignedOrigins(t *testing.T) {
-	for _, policy := range []lssync.UnsignedPolicy{lssync.UnsignedAccept, lssync.UnsignedRefuse} {
+	for _, policy := range []integrity.UnsignedPolicy{integrity.UnsignedAccept, integrity.UnsignedRefuse} {
 		t.Run(policy.String(), func(t *testing.T) {
-			u := newSignedNode(t, repX, lssync.UnsignedAccept)
+			u := newSignedNode(t, repX, integrity.UnsignedAccept)
 			u.append(t, "unsigned")
 			b := newSignedNode(t, repY, policy)
 			ul := lssync.NewLink(lssync.DefaultConfig("c1"), lssync.StoreLog(u.st), false)
@@ -230,40 +228,16 @@ func TestIntegrity_UnsignedOrigins(t *testing.T) {
 			top := b.st.VersionVector()[repX]
 			q, _ := b.st.Quarantine(context.Background(), 10)
 			switch policy {
-			case lssync.UnsignedAccept:
+			case integrity.UnsignedAccept:
 				if top != 1 || len(q) != 0 {
 					t.Errorf("accept: top %d, quarantine %+v; want applied", top, q)
 				}
-			case lssync.UnsignedRefuse:
+			case integrity.UnsignedRefuse:
 				if top != 0 || len(q) != 1 || q[0].Reason != store.ReasonUnsigned {
 					t.Errorf("refuse: top %d, quarantine %+v; want refused, slot kept", top, q)
 				}
 			}
 		})
-	}
-}
-
-// TestIntegrity_OwnKeyChanged: a data dir that pinned a key for its own
-// origin refuses to start with another node.key.
-func TestIntegrity_OwnKeyChanged(t *testing.T) {
-	n := newSignedNode(t, repX, lssync.UnsignedAccept)
-	_, err := lssync.NewIntegrity(context.Background(), lssync.IntegrityConfig{
-		Self: repX, Key: nodeKey("another"), Keys: n.st,
-	})
-	if !errors.Is(err, lssync.ErrInvalidConfig) {
-		t.Fatalf("err = %v, want ErrInvalidConfig", err)
-	}
-	t.Log(err)
-}
-
-func TestParseUnsignedPolicy(t *testing.T) {
-	for s, want := range map[string]lssync.UnsignedPolicy{"accept": lssync.UnsignedAccept, "refuse": lssync.UnsignedRefuse} {
-		if got, err := lssync.ParseUnsignedPolicy(s); err != nil || got != want || got.String() != s {
-			t.Errorf("%s: %v %v", s, got, err)
-		}
-	}
-	if _, err := lssync.ParseUnsignedPolicy("maybe"); err == nil {
-		t.Error("maybe accepted")
 	}
 }
 
@@ -273,24 +247,3 @@ const (
 	repZ = "rep_333333333333333333333333333333cc"
 	repM = "rep_444444444444444444444444444444dd"
 )
-
-// TestIntegrity_GRPCPipelined: over real gRPC sessions the reader
-// goroutine verifies batches ahead of the loop (pipelined); every op is
-// verified once, most of them ahead, and nothing is refused.
-func TestIntegrity_GRPCPipelined(t *testing.T) {
-	src, dst := newSignedNode(t, repX, lssync.UnsignedRefuse), newSignedNode(t, repY, lssync.UnsignedRefuse)
-	const n = 1200
-	for i := range n {
-		src.append(t, fmt.Sprintf("op %d", i))
-	}
-	p := newBenchPairOf(t, dst.config(), src.config(), lssync.StoreLog(dst.st), lssync.StoreLog(src.st))
-	defer p.stop()
-	waitFor(t, time.Minute, func() bool { return dst.st.VersionVector()[repX] == n })
-	c := dst.in.Counts()
-	t.Logf("receiver: %+v", c)
-	// The first batch may come before the handshake pinned the key
-	// (checked by the loop); every later one is checked by the reader.
-	if c.Verified != n || c.Refused != 0 || c.Preverified < n/2 {
-		t.Errorf("receiver counts %+v: want %d verified, at least %d by the reader, none refused", c, n, n/2)
-	}
-}

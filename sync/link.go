@@ -24,7 +24,7 @@ type Link struct {
 	log    Log
 	self   string
 	dialer bool
-	m      *metrics
+	obs    Observer // nil: nothing recorded
 	logger *slog.Logger
 
 	ready    bool
@@ -69,8 +69,8 @@ type Link struct {
 	pullAfter time.Time
 	lastSync  time.Time
 
-	pre       *preverified // the reader's verdict on the next batch (integrity_pipeline.go)
-	deferSign bool         // the session's writer signs own ops (integrity_pipeline.go)
+	pre       *preverified // the driver's verdict on the next batch (SetPreverified)
+	deferSign bool         // the driver signs own ops before sending them (SignInWriter)
 
 	// Applying behind the link (apply_queue.go): batches handed to the
 	// session and not yet stored, and the top origin_seq they bring.
@@ -115,10 +115,6 @@ type LinkStatus struct {
 // NewLink returns the core of one session end. dialer is true on the end
 // that opened the connection: it speaks first and runs the periodic rounds.
 func NewLink(cfg Config, log Log, dialer bool) *Link {
-	return newLink(cfg, log, dialer, nil)
-}
-
-func newLink(cfg Config, log Log, dialer bool, m *metrics) *Link {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -128,7 +124,6 @@ func newLink(cfg Config, log Log, dialer bool, m *metrics) *Link {
 		log:     log,
 		self:    log.ReplicaID(),
 		dialer:  dialer,
-		m:       m,
 		logger:  logger,
 		peerHas: map[string]int64{},
 		sent:    map[string]int64{},
@@ -219,6 +214,13 @@ func (l *Link) SetDirect(direct func() []string) { l.direct = direct }
 
 // Peer returns the peer's replica id once the handshake is done.
 func (l *Link) Peer() string { return l.peer }
+
+// Ready reports whether the handshake is done.
+func (l *Link) Ready() bool { return l.ready }
+
+// PeerFollows reports whether the peer said, in its latest round frame,
+// that it is caught up: committed ops are then pushed to it (Local).
+func (l *Link) PeerFollows() bool { return l.peerFollows }
 
 // Status returns a snapshot for the roster. local is this replica's
 // current version vector.

@@ -17,14 +17,14 @@ import (
 // default) each go in a batch of their own. A pull answer of PullWindow
 // such batches must still fit the bound the serving session's outbox
 // holds a pull answer to (2*OutboxBytes, past which the session ends as
-// stalled): otherwise every pull of that range ends the session and the
+// stalled; sync/grpcpeer): otherwise every pull of that range ends the session and the
 // range is never replicated. The puller still gets everything, window
 // after window.
 func TestLink_PullAnswerBoundedInBytes(t *testing.T) {
 	cfg := lssync.DefaultConfig("c1")
 	cfg.BatchBytes = 1000
 	cfg.PullWindow = 4
-	cfg.OutboxBytes = cfg.PullWindow * cfg.BatchBytes
+	outboxBytes := cfg.PullWindow * cfg.BatchBytes // the least a session's OutboxBytes may be
 	la, lb := simnet.NewMemLog("rep_a", fixedWall), simnet.NewMemLog("rep_b", fixedWall)
 	const n = 8
 	for range n {
@@ -50,9 +50,9 @@ func TestLink_PullAnswerBoundedInBytes(t *testing.T) {
 					for _, r := range reply {
 						size += proto.Size(r)
 					}
-					if size > 2*cfg.OutboxBytes {
+					if size > 2*outboxBytes {
 						t.Fatalf("pull %d answered with %d frames of %d bytes, over the outbox's stall bound %d",
-							pulls, len(reply), size, 2*cfg.OutboxBytes)
+							pulls, len(reply), size, 2*outboxBytes)
 					}
 				}
 				queue[1-from] = append(queue[1-from], reply...)

@@ -139,7 +139,7 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 		b.curBytes += proto.Size(w)
 		b.curArts[id] = true
 	}
-	w := opToWire(op)
+	w := OpToWire(op)
 	if b.l.cfg.Integrity != nil && op.Event.OriginReplica == b.l.self && len(w.Signature) == 0 {
 		if !b.l.deferSign {
 			b.toSign = append(b.toSign, w)
@@ -163,7 +163,7 @@ func (b *batcher) finish() []*pb.Frame {
 	}
 	if in := b.l.cfg.Integrity; in != nil {
 		if !b.l.deferSign {
-			in.signAll(b.toSign, b.digests)
+			in.SignAll(b.toSign, b.digests)
 		}
 		for _, f := range b.done {
 			addOriginKeys(in, f.GetBatch(), b.l.self)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // nodeKey is a fixed key per node name, so a seed replays exactly.
@@ -28,15 +29,15 @@ func TestSimulation_StoresSigned(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			var made []*lssync.Integrity
-			integrity := func(name string, log lssync.Log) (*lssync.Integrity, error) {
-				in, err := lssync.NewIntegrity(context.Background(), lssync.IntegrityConfig{
-					Self: name, Key: nodeKey(name), Policy: lssync.UnsignedRefuse, Keys: log.(storeLog).st,
+			var made []*integrity.Integrity
+			newIntegrity := func(name string, log lssync.Log) (lssync.Integrity, error) {
+				in, err := integrity.New(context.Background(), integrity.Config{
+					Self: name, Key: nodeKey(name), Policy: integrity.UnsignedRefuse, Keys: log.(storeLog).st,
 				})
 				made = append(made, in)
 				return in, err
 			}
-			sc := newScenarioWith(seed, storeLogs(t, t.TempDir(), seed), integrity)
+			sc := newScenarioWith(seed, storeLogs(t, t.TempDir(), seed), newIntegrity)
 			sc.reopen = true
 			sc.steps = 150
 			replay := fmt.Sprintf("seed %d (replay: go test ./sync -run TestSimulation_StoresSigned -sim.seed=%d)", seed, seed)

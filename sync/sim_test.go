@@ -93,7 +93,7 @@ func newScenario(seed uint64, factory logFactory) *scenario {
 
 // newScenarioWith is newScenario with origin integrity given to every
 // node's links by integrity (nil: none).
-func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lssync.Log) (*lssync.Integrity, error)) *scenario {
+func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lssync.Log) (lssync.Integrity, error)) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	cfg := lssync.DefaultConfig("sim")
 	cfg.SyncInterval = time.Second
@@ -101,7 +101,6 @@ func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lss
 	cfg.BatchOps = 1 + rng.IntN(16)
 	cfg.BatchBytes = 2048 + rng.IntN(8192)
 	cfg.PullWindow = 1 + rng.IntN(3)
-	cfg.OutboxBytes = cfg.PullWindow * cfg.BatchBytes
 	net := simnet.New(simnet.Config{
 		Seed:      seed,
 		Link:      cfg,

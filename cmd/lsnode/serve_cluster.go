@@ -7,7 +7,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/node"
-	lssync "github.com/lsnode/lsnode/sync"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // clusterFlags are the replication, gossip and readiness flags of
@@ -19,6 +19,9 @@ type clusterFlags struct {
 	readyMaxLagOps, readyMaxQuarantined, readyMinAlivePeers                    *int64
 	rejoinInterval                                                             *time.Duration
 	unsignedOrigins                                                            *string
+	// httpSyncTimeout is MEMPALACE_SYNC_HTTP_TIMEOUT read as the Python
+	// hub reads it; it has no flag, as in the hub.
+	httpSyncTimeout time.Duration
 }
 
 func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
@@ -36,11 +39,12 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 			"peers further away are reported; remote stamps further ahead do not drag the clock (env LSNODE_MAX_CLOCK_OFFSET)"),
 		testClockOffset: fs.Duration("test-clock-offset", env.duration(0, "LSNODE_TEST_CLOCK_OFFSET"),
 			"FOR FAULT TESTS ONLY: shift this node's wall clock (and so its HLC stamps) by this much, e.g. 2s or -1s (env LSNODE_TEST_CLOCK_OFFSET)"),
-		httpSyncInterval: fs.Duration("http-sync-interval", env.duration(lssync.HTTPIntervalFromEnv(def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
+		httpSyncInterval: fs.Duration("http-sync-interval", env.duration(hubpull.ParseInterval(envOr("", "MEMPALACE_SYNC_INTERVAL"), def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
 			"period of the pull from the HTTP peers in <data>/peers.json (Python hubs); 0 disables (env LSNODE_HTTP_SYNC_INTERVAL or MEMPALACE_SYNC_INTERVAL seconds)"),
 		readyMaxLagOps:      fs.Int64("ready-max-lag-ops", def.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
 		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
 		readyMinAlivePeers:  fs.Int64("ready-min-alive-peers", def.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
+		httpSyncTimeout:     hubpull.ParseTimeout(envOr("", "MEMPALACE_SYNC_HTTP_TIMEOUT"), hubpull.DefaultTimeout),
 	}
 	f.unsignedOrigins = fs.String("unsigned-origins", envOr("accept", "LSNODE_UNSIGNED_ORIGINS"),
 		"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)")
@@ -59,7 +63,7 @@ func (f *clusterFlags) apply(cfg *node.Config) {
 	cfg.GossipAddr, cfg.GossipAdvertise, cfg.Name, cfg.GossipKeyFile = *f.gossip, *f.advertise, *f.name, *f.keyFile
 	cfg.RejoinInterval = *f.rejoinInterval
 	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
-	cfg.HTTPSyncInterval = *f.httpSyncInterval
+	cfg.HTTPSyncInterval, cfg.HTTPSyncTimeout = *f.httpSyncInterval, f.httpSyncTimeout
 	cfg.UnsignedOrigins = *f.unsignedOrigins
 	cfg.Readiness = node.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}

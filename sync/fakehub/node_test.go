@@ -24,8 +24,8 @@ import (
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/store"
-	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
+	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
 // These tests check lsnode's serving routes (node/sync_routes.go) from the
@@ -172,11 +172,11 @@ func TestNodeServesPythonPuller(t *testing.T) {
 	seedHub(t, src, srcWall)
 	srcSrv := httptest.NewServer(src.Handler())
 	t.Cleanup(srcSrv.Close)
-	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(t.TempDir(), lssync.PeersFileName))
+	cfg := hubpull.DefaultConfig(filepath.Join(t.TempDir(), hubpull.PeersFileName))
 	cfg.Interval = 0
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	writeFile(t, cfg.PeersFile, fmt.Sprintf(`{"peers": [{"name": "src", "url": %q, "token": "src-token"}]}`, srcSrv.URL))
-	p, err := lssync.NewHTTPPuller(cfg, n.Store())
+	p, err := hubpull.NewPuller(cfg, n.Store())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,10 +261,10 @@ func TestNodeExtensionSurvivesPythonRelay(t *testing.T) {
 	}
 	srv := httptest.NewServer(hub.Handler())
 	t.Cleanup(srv.Close)
-	cfg := lssync.DefaultHTTPPullConfig(filepath.Join(t.TempDir(), lssync.PeersFileName))
+	cfg := hubpull.DefaultConfig(filepath.Join(t.TempDir(), hubpull.PeersFileName))
 	cfg.Interval = 0
 	writeFile(t, cfg.PeersFile, fmt.Sprintf(`{"peers": [{"url": %q}]}`, srv.URL))
-	p, err := lssync.NewHTTPPuller(cfg, b.Store())
+	p, err := hubpull.NewPuller(cfg, b.Store())
 	if err != nil {
 		t.Fatal(err)
 	}

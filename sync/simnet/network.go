@@ -33,9 +33,9 @@ type Config struct {
 	RedialAfter time.Duration // wait before reconnecting a dropped session; default 1s
 	SubBuffer   int           // subscription buffer per node; default 64
 	// Integrity, when set, gives a node's links their origin integrity
-	// (Link.Integrity) over the node's log; it is called whenever a node
-	// is added or started again (a reopened store needs a new one).
-	Integrity func(name string, log lssync.Log) (*lssync.Integrity, error)
+	// (lssync.Config.Integrity) over the node's log; it is called whenever
+	// a node is added or started again (a reopened store needs a new one).
+	Integrity func(name string, log lssync.Log) (lssync.Integrity, error)
 	// ApplyBehind runs every link as a session does (Link.ApplyBehind):
 	// a received batch is stored after a random delay up to ApplyDelay,
 	// each link's batches in order, while its frames keep flowing.
@@ -76,7 +76,7 @@ type Network struct {
 type node struct {
 	name  string
 	log   lssync.Log
-	in    *lssync.Integrity // nil without Config.Integrity
+	in    lssync.Integrity // nil without Config.Integrity
 	skew  time.Duration
 	up    bool
 	group int
@@ -225,9 +225,13 @@ func (n *Network) setIntegrity(nd *node) {
 	if n.cfg.Integrity == nil {
 		return
 	}
+	nd.in = nil
 	in, err := n.cfg.Integrity(nd.name, nd.log)
-	if err != nil && n.fatal == nil {
-		n.fatal = fmt.Errorf("integrity of %s: %w", nd.name, err)
+	if err != nil {
+		if n.fatal == nil {
+			n.fatal = fmt.Errorf("integrity of %s: %w", nd.name, err)
+		}
+		return
 	}
 	nd.in = in
 }
