@@ -3,6 +3,7 @@ package membership
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -116,7 +117,7 @@ func (m *Membership) joinAttempted(err error) (startRetry bool) {
 		j.pending, j.lastErr = false, ""
 		return false
 	}
-	j.lastErr = err.Error()
+	j.lastErr = errorLine(err)
 	if !j.pending {
 		j.pending, j.backoff = true, JoinRetryMin
 	} else {
@@ -210,4 +211,17 @@ func (m *Membership) peerUp() bool {
 		}
 	}
 	return false
+}
+
+// errorLine is err on one line: memberlist's join error lists the error
+// of each address on lines of its own, which are joined with "; ".
+func errorLine(err error) string {
+	if multi, ok := err.(interface{ WrappedErrors() []error }); ok && len(multi.WrappedErrors()) > 0 {
+		parts := make([]string, 0, len(multi.WrappedErrors()))
+		for _, e := range multi.WrappedErrors() {
+			parts = append(parts, errorLine(e))
+		}
+		return strings.Join(parts, "; ")
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
