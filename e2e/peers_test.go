@@ -53,7 +53,6 @@ func TestPeers_JoinPending(t *testing.T) {
 	}
 }
 
-
 // TestPeers_KilledPeerKeepsLastSync: three nodes replicate; the one whose
 // replica id sorts in the middle is killed with SIGKILL, so one survivor
 // dialled it and it dialled the other (both sides of a session end). Once
