@@ -82,8 +82,8 @@ type peersJSON struct {
 }
 
 func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("peers", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("peers", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	status := fs.String("status", "", "show only members whose STATE matches this regular expression (alive, suspect, dead, left, refused)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
