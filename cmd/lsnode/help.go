@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -58,7 +59,7 @@ func helpGroups(path string, fs *flag.FlagSet) []flagGroup {
 	own := flagGroup{title: "flags"}
 	conn := flagGroup{title: "node connection flags"}
 	fs.VisitAll(func(f *flag.Flag) {
-		if contains(connectionFlags, f.Name) {
+		if slices.Contains(connectionFlags, f.Name) {
 			conn.flags = append(conn.flags, f.Name)
 		} else {
 			own.flags = append(own.flags, f.Name)
@@ -71,15 +72,6 @@ func hasFlags(fs *flag.FlagSet) bool {
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	return n > 0
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // typeNamer is a flag value that names its type in help ("duration").
