@@ -109,8 +109,69 @@ func startLsnode(t testing.TB, opts nodeOptions) *lsnodeProc {
 	return p
 }
 
+// startLsnodes starts one node per options at the same moment: every
+// process is exec'd before any is waited for. Each options must name its
+// Port (the nodes usually point at each other's addresses). It returns
+// the processes, with the moment the first was exec'd, once all answer
+// /healthz, or the first error (every process started is killed then).
+// The test's cleanup stops them.
+func startLsnodes(t testing.TB, all []nodeOptions) ([]*lsnodeProc, time.Time, error) {
+	t.Helper()
+	procs := make([]*lsnodeProc, len(all))
+	dones := make([]chan struct{}, len(all))
+	for i, opts := range all {
+		if opts.Port == 0 {
+			t.Fatal("startLsnodes: every node needs its Port")
+		}
+		if opts.DataDir == "" {
+			opts.DataDir = t.TempDir()
+		}
+		procs[i] = &lsnodeProc{t: t, opts: opts, logs: &lockedBuffer{}, http: &http.Client{Timeout: requestTimeout}}
+	}
+	killAll := func() {
+		for _, p := range procs {
+			if p.cmd != nil {
+				p.Kill()
+			}
+		}
+	}
+	started := time.Now()
+	for i, p := range procs {
+		done, err := p.exec()
+		if err != nil {
+			killAll()
+			return nil, started, err
+		}
+		dones[i] = done
+	}
+	for i, p := range procs {
+		if err := p.waitHealthy(dones[i]); err != nil {
+			killAll()
+			return nil, started, fmt.Errorf("node %d: %w\n%s", i, err, p.Logs())
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			if err := p.Stop(); err != nil {
+				t.Errorf("stop lsnode: %v\n%s", err, p.Logs())
+			}
+		}
+	})
+	return procs, started, nil
+}
+
 // start execs the binary and waits for health.
 func (p *lsnodeProc) start() error {
+	done, err := p.exec()
+	if err != nil {
+		return err
+	}
+	return p.waitHealthy(done)
+}
+
+// exec starts the binary without waiting for it; done is closed when the
+// process exits.
+func (p *lsnodeProc) exec() (chan struct{}, error) {
 	port := p.opts.Port
 	if port == 0 {
 		port = freePort(p.t)
@@ -133,7 +194,7 @@ func (p *lsnodeProc) start() error {
 	cmd.Env = append(cleanEnv(), p.opts.Env...)
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs // one log across restarts
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	done := make(chan struct{})
 	p.mu.Lock()
@@ -150,7 +211,7 @@ func (p *lsnodeProc) start() error {
 		p.mu.Unlock()
 		close(done)
 	}()
-	return p.waitHealthy(done)
+	return done, nil
 }
 
 func (p *lsnodeProc) waitHealthy(done chan struct{}) error {

@@ -18,6 +18,8 @@ type Estate struct {
 	Members      []MemberRow
 	AgentsActive int
 	AgentsWindow time.Duration
+	// Join is the gossip join through --join; nil without one.
+	Join *membership.JoinStatus
 }
 
 // MemberRow is one member of the mesh as `lsnode peers` shows it.
@@ -42,9 +44,9 @@ func (m MemberRow) payload() pyjson.Object {
 		if m.LagKnown {
 			lagSeconds = m.LagSeconds
 		}
-		if !m.LastSync.IsZero() {
-			lastSync = m.LastSync.UTC().Format(time.RFC3339)
-		}
+	}
+	if !m.Self && !m.LastSync.IsZero() { // kept after the session ended (a peer that died)
+		lastSync = m.LastSync.UTC().Format(time.RFC3339)
 	}
 	obj := pyjson.Object{
 		{Key: "name", Value: m.Name}, {Key: "replica_id", Value: m.ReplicaID},
@@ -64,11 +66,32 @@ func (e *Estate) payload() pyjson.Object {
 	for i, m := range e.Members {
 		rows[i] = m.payload()
 	}
-	return pyjson.Object{
+	obj := pyjson.Object{
 		{Key: "members", Value: rows},
 		{Key: "agents_active", Value: e.AgentsActive},
 		{Key: "agents_window_s", Value: e.AgentsWindow.Seconds()},
 	}
+	if j := e.Join; j != nil {
+		seeds := make([]any, len(j.Seeds))
+		for i, s := range j.Seeds {
+			seeds[i] = s
+		}
+		obj = append(obj, pyjson.Member{Key: "join", Value: pyjson.Object{
+			{Key: "pending", Value: j.Pending}, {Key: "seeds", Value: seeds}, {Key: "attempts", Value: j.Attempts},
+			{Key: "last_error", Value: nullable(j.LastError)}, {Key: "last_attempt", Value: stampOrNull(j.LastAttempt)},
+			{Key: "next_attempt", Value: stampOrNull(j.NextAttempt)},
+		}})
+	}
+	return obj
+}
+
+// stampOrNull renders t in RFC 3339 with milliseconds, the zero time as
+// null.
+func stampOrNull(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 // liveRoster is the roster of a running node: the mesh as membership and
@@ -77,6 +100,10 @@ func (n *Node) liveRoster(context.Context) Roster {
 	est := &Estate{AgentsActive: n.store.ActiveAgents(), AgentsWindow: store.ActiveAgentsWindow}
 	est.Members = append(est.Members, n.selfRow())
 	est.Members = append(est.Members, n.cluster.memberRows()...)
+	if c := n.cluster; c != nil && c.members != nil && len(n.cfg.Join) > 0 {
+		st := c.members.JoinStatus()
+		est.Join = &st
+	}
 	peers, profiles := httpPeerStates(n.httpPull)
 	r := Roster{InProcess: true, Lsnode: est, Peers: peers, Profiles: profiles}
 	if n.httpPull != nil {
@@ -129,6 +156,9 @@ func (c *cluster) memberRows() []MemberRow {
 				HTTPAddr: m.Meta.HTTPAddr, State: string(m.State), Version: m.Meta.Version, Reason: m.Reason}
 			if p, ok := byReplica[m.Meta.ReplicaID]; ok {
 				row.withSession(p)
+			}
+			if m.Meta.ReplicaID != "" {
+				row.LastSync = c.rep.LastSync(m.Meta.ReplicaID)
 			}
 			seen[m.Meta.ReplicaID] = true
 			rows = append(rows, row)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a 3-node lsnode mesh on this machine's loopback until Ctrl-C:
 # HTTP on 8765-8767, gRPC replication on 8775-8777, gossip on 7946-7948,
-# nodes 2 and 3 joining through node 1. Data stays in ./lsnode-cluster.
+# nodes 2 and 3 joining through node 1 (one that is up before node 1
+# retries its join within a second). Data stays in ./lsnode-cluster.
 set -euo pipefail
 bin=${1:-bin/lsnode}
 root=${LSNODE_CLUSTER_DIR:-./lsnode-cluster}

@@ -35,9 +35,9 @@ type agentRow struct {
 const agentsReplicasShown = 2
 
 func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("agents", stderr)
-	cf := addClientFlags(fs)
-	window := fs.Duration("window", 10*time.Minute,
+	fs := newFlagSet("agents", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	window := durationFlag(fs.FlagSet, "window", 10*time.Minute,
 		"flag an agent SHARED when it wrote through two replicas within this time of each other")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err

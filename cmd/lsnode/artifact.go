@@ -11,19 +11,14 @@ import (
 
 // runArtifact dispatches `lsnode artifact put|get`.
 func runArtifact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usageErrorf("give a subcommand: put or get")
+	return runSubcommand(ctx, "artifact", artifactCommands(), args, stdout, stderr)
+}
+
+func artifactCommands() []command {
+	return []command{
+		{name: "put", help: "store an artifact and print its record (mempalace_artifact_put)", run: artifactPut},
+		{name: "get", args: "ID", help: "print an artifact's content, or its record (mempalace_artifact_get)", run: artifactGet},
 	}
-	switch args[0] {
-	case "put":
-		return artifactPut(ctx, args[1:], stdout, stderr)
-	case "get":
-		return artifactGet(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help":
-		fmt.Fprintln(stdout, "usage: lsnode artifact put|get [flags]\nRun 'lsnode artifact <subcommand> -h' for its flags.")
-		return nil
-	}
-	return usageErrorf("unknown subcommand %q: want put or get", args[0])
 }
 
 // artifactRecord is the put and get record of an artifact.
@@ -46,8 +41,8 @@ func (a artifactRecord) rows() [][2]string {
 }
 
 func artifactPut(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("artifact put", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("artifact put", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	kind := fs.String("kind", "", "patch, file, log, json or note (required)")
 	by := fs.String("created-by", "", "your agent name (required)")
 	content := fs.String("content", "", "the content")
@@ -109,8 +104,8 @@ func decodeArtifactResult(raw []byte) (artifactRecord, error) {
 }
 
 func artifactGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("artifact get", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("artifact get", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	out := fs.String("out", "", "write the content to this file instead of stdout")
 	meta := fs.Bool("info", false, "print the record (id, kind, sha256, ...) instead of the content")
 	if err := parseFlags(fs, args, true); err != nil {

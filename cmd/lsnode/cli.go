@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Exit codes. exitCode is the only place that chooses one.
@@ -15,35 +16,37 @@ const (
 	exitUsage   = 2 // the command line was wrong
 )
 
-// command is one subcommand: its name, a one-line help text and the function
-// that runs it. run gets the arguments after the subcommand's name and
-// returns nil on success, a usage error (see usageErrorf and parseFlags) for a
-// bad command line, or any other error for a failure. It reports its own
-// results on stdout; run prints the returned error, prefixed with
-// "lsnode <name>: ", on stderr.
+// command is one subcommand: its name, its positional arguments as usage
+// shows them, a one-line help text and the function that runs it, or the
+// table of its own subcommands (events append, keys list...). run gets
+// the arguments after the subcommand's name and returns nil on success, a
+// usage error (see usageErrorf and parseFlags) for a bad command line, or
+// any other error for a failure. It reports its own results on stdout;
+// run prints the returned error, prefixed with "lsnode <name>: ", on
+// stderr.
 type command struct {
 	name string
+	args string // positional arguments after [flags], e.g. "ID"; "" for none
 	help string
 	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	subs func() []command // the subcommands of a command that has them
 }
 
 // commands is the single table of subcommands, in the order `lsnode help`
-// lists them. A subcommand written in its own file replaces its placeholder
-// here by naming its function. It is a function rather than a package
-// variable because help lists the table, which would be an initialisation
-// cycle.
+// lists them. It is a function rather than a package variable because
+// help lists the table, which would be an initialisation cycle.
 func commands() []command {
 	return []command{
-		{"serve", "run a node in the foreground until interrupted", runServe},
-		{"peers", "list a node's peers with their replication lag", runPeers},
-		{"agents", "list the agents a node has seen", runAgents},
-		{"status", "show a node's health and version vector", runStatus},
-		{"events", "append, list, follow (tail) or acknowledge events", runEvents},
-		{"owed", "list the events an agent still owes a reply to", runOwed},
-		{"artifact", "store or fetch an artifact (put, get)", runArtifact},
-		{"keys", "rotate the mesh's gossip encryption keys (list, install, use, remove)", runKeys},
-		{"version", "print the version of this binary", runVersion},
-		{"help", "list the commands, or describe one", runHelp},
+		{name: "serve", help: "run a node in the foreground until interrupted", run: runServe},
+		{name: "peers", help: "list a node's peers with their replication lag", run: runPeers},
+		{name: "agents", help: "list the agents a node has seen", run: runAgents},
+		{name: "status", help: "show a node's health and version vector", run: runStatus},
+		{name: "events", help: "append, list, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
+		{name: "owed", help: "list the events an agent still owes a reply to", run: runOwed},
+		{name: "artifact", help: "store or fetch an artifact (put, get)", run: runArtifact, subs: artifactCommands},
+		{name: "keys", help: "rotate the mesh's gossip encryption keys (list, install, use, remove)", run: runKeys, subs: keysCommands},
+		{name: "version", help: "print the version of this binary", run: runVersion},
+		{name: "help", args: "[command]", help: "list the commands, or describe one", run: runHelp},
 	}
 }
 
@@ -57,9 +60,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch name {
 	case "-h", "-help", "--help":
 		name = "help"
+	case "-v", "-version", "--version":
+		name = "version"
 	}
 	cmd, ok := lookup(name)
 	if !ok {
+		if guess := closest(args[0], commandNames(commands())); guess != "" {
+			fmt.Fprintf(stderr, "lsnode: unknown command %q; did you mean %s?\nRun 'lsnode help' for the commands.\n", args[0], guess)
+			return exitUsage
+		}
 		fmt.Fprintf(stderr, "lsnode: unknown command %q\n\n", args[0])
 		printUsage(stderr)
 		return exitUsage
@@ -68,12 +77,62 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func lookup(name string) (command, bool) {
-	for _, c := range commands() {
+	return find(commands(), name)
+}
+
+func find(cmds []command, name string) (command, bool) {
+	for _, c := range cmds {
 		if c.name == name {
 			return c, true
 		}
 	}
 	return command{}, false
+}
+
+func commandNames(cmds []command) []string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	return names
+}
+
+// runSubcommand runs the subcommand of parent named by args[0]; -h lists
+// the subcommands on stdout.
+func runSubcommand(ctx context.Context, parent string, subs []command, args []string, stdout, stderr io.Writer) error {
+	names := orList(commandNames(subs))
+	if len(args) == 0 {
+		return usageErrorf("give a subcommand: %s", names)
+	}
+	if isHelp(args[0]) {
+		return printSubcommands(stdout, parent, subs)
+	}
+	sub, ok := find(subs, args[0])
+	if !ok {
+		return usageErrorf("unknown subcommand %q: want %s%s", args[0], names, didYouMean(args[0], subs))
+	}
+	return sub.run(ctx, args[1:], stdout, stderr)
+}
+
+// didYouMean is "; did you mean NAME?" for the command of cmds closest to
+// name, "" when none is close.
+func didYouMean(name string, cmds []command) string {
+	if guess := closest(name, commandNames(cmds)); guess != "" {
+		return "; did you mean " + guess + "?"
+	}
+	return ""
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // exitCode reports err on stderr, unless it was reported already, and maps it
@@ -107,25 +166,39 @@ func usageErrorf(format string, a ...any) error {
 	return &usageError{err: fmt.Errorf(format, a...)}
 }
 
-// newFlagSet returns a flag set for subcommand name that prints its errors
-// and usage on stderr.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("lsnode "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
+// flagSet is a command's flags: its -h prints the command's help on
+// stdout, and a bad flag one line and a hint on stderr.
+type flagSet struct {
+	*flag.FlagSet
+	path           string // the command's name after "lsnode", e.g. "events append"
+	stdout, stderr io.Writer
+}
+
+// newFlagSet returns the flag set of the command named path ("serve",
+// "events append"): its help goes to stdout, its errors to stderr.
+func newFlagSet(path string, stdout, stderr io.Writer) *flagSet {
+	fs := flag.NewFlagSet("lsnode "+path, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parseFlags prints errors and help itself
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, path: path, stdout: stdout, stderr: stderr}
 }
 
 // parseFlags parses args into fs and refuses positional arguments unless
 // allowArgs. Flags may come after positional arguments too (`artifact get
-// ID --out FILE`), up to a "--". -h returns flag.ErrHelp (exit 0); a bad
-// flag returns a usage error that the flag package has already printed.
-func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
+// ID --out FILE`), up to a "--". -h prints the command's help on stdout
+// and returns flag.ErrHelp (exit 0); a bad flag prints the error and a
+// hint on stderr and returns a usage error marked reported.
+func parseFlags(fs *flagSet, args []string, allowArgs bool) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if herr := printHelp(fs.stdout, fs.path, fs.FlagSet); herr != nil {
+					return herr
+				}
 				return err
 			}
+			fmt.Fprintf(fs.stderr, "lsnode %s: %v\nrun 'lsnode %s -h' for the flags\n", fs.path, err, fs.path)
 			return &usageError{err: err, reported: true}
 		}
 		rest := fs.Args()
@@ -146,7 +219,7 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
 }
 
 func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("help", stderr)
+	fs := newFlagSet("help", stdout, stderr)
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -157,7 +230,7 @@ func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	case 1:
 		c, ok := lookup(fs.Arg(0))
 		if !ok {
-			return usageErrorf("unknown command %q", fs.Arg(0))
+			return usageErrorf("unknown command %q%s", fs.Arg(0), didYouMean(fs.Arg(0), commands()))
 		}
 		fmt.Fprintf(stdout, "lsnode %s: %s\nRun 'lsnode %s -h' for its flags.\n", c.name, c.help, c.name)
 		return nil

@@ -33,7 +33,10 @@ func TestRun_Dispatch(t *testing.T) {
 		{"help for unknown command", []string{"help", "nope"}, exitUsage, "", `lsnode help: unknown command "nope"`},
 		{"help with two names", []string{"help", "a", "b"}, exitUsage, "", "at most one command"},
 		{"version", []string{"version"}, exitOK, "lsnode " + version, ""},
-		{"version -h", []string{"version", "-h"}, exitOK, "", "-json"},
+		{"version -h", []string{"version", "-h"}, exitOK, "--json", ""},
+		{"--version", []string{"--version"}, exitOK, "lsnode " + version, ""},
+		{"-v", []string{"-v"}, exitOK, "lsnode " + version, ""},
+		{"--version --json", []string{"--version", "--json"}, exitOK, `"version": "` + version + `"`, ""},
 		{"version bad flag", []string{"version", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
 		{"version extra arg", []string{"version", "extra"}, exitUsage, "", `lsnode version: unexpected argument "extra"`},
 	}

@@ -32,9 +32,9 @@ var tailIdleTimeout = 45 * time.Second
 // event; after a disconnect it reconnects and resumes after the last
 // event it printed (Last-Event-ID), so nothing is skipped or repeated.
 func eventsTail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("events tail", stderr)
-	cf := addClientFlags(fs)
-	ta := newToolArgs(fs)
+	fs := newFlagSet("events tail", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	ta := newToolArgs(fs.FlagSet)
 	addFilterFlags(ta)
 	ta.str("cursor", "cursor", "start after this portable cursor (any node)")
 	if err := parseFlags(fs, args, false); err != nil {

@@ -7,27 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unicode/utf8"
 )
 
 // runEvents dispatches `lsnode events append|list|tail|ack`.
 func runEvents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	subs := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"append": eventsAppend, "list": eventsList, "tail": eventsTail, "ack": eventsAck,
+	return runSubcommand(ctx, "events", eventsCommands(), args, stdout, stderr)
+}
+
+func eventsCommands() []command {
+	return []command{
+		{name: "append", help: "append an event (mempalace_event_append)", run: eventsAppend},
+		{name: "list", help: "list events, newest first unless resuming after an event or a cursor (mempalace_event_list)", run: eventsList},
+		{name: "tail", help: "follow events as they are appended, until interrupted (/logstream/stream)", run: eventsTail},
+		{name: "ack", help: "acknowledge an event (mempalace_event_ack)", run: eventsAck},
 	}
-	if len(args) == 0 {
-		return usageErrorf("give a subcommand: append, list, tail or ack")
-	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		fmt.Fprintln(stdout, "usage: lsnode events append|list|tail|ack [flags]\nRun 'lsnode events <subcommand> -h' for its flags.")
-		return nil
-	}
-	run, ok := subs[args[0]]
-	if !ok {
-		return usageErrorf("unknown subcommand %q: want append, list, tail or ack", args[0])
-	}
-	return run(ctx, args[1:], stdout, stderr)
 }
 
 // toolArgs collects the arguments of a tool call from flags: only the
@@ -58,12 +52,6 @@ func (a *toolArgs) collect() map[string]any {
 	})
 	return out
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // readBody returns the text of --body or --body-file ("-" reads stdin).
 // Text that is not UTF-8 is refused: JSON would carry each bad byte as
@@ -105,9 +93,9 @@ func metadataArg(s string) (json.RawMessage, error) {
 }
 
 func eventsAppend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("events append", stderr)
-	cf := addClientFlags(fs)
-	ta := newToolArgs(fs)
+	fs := newFlagSet("events append", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	ta := newToolArgs(fs.FlagSet)
 	ta.str("type", "type", "event type, e.g. task.request (required)")
 	ta.str("stream", "stream", "stream, e.g. project/x (required)")
 	ta.str("room", "room", "room, e.g. delegation (required)")
@@ -152,9 +140,9 @@ func eventsAppend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func eventsAck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("events ack", stderr)
-	cf := addClientFlags(fs)
-	ta := newToolArgs(fs)
+	fs := newFlagSet("events ack", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	ta := newToolArgs(fs.FlagSet)
 	ta.str("event", "event_id", "id of the event to acknowledge (required)")
 	ta.str("from", "from_agent", "your agent name (required)")
 	ta.str("status", "status", "status; applied, superseded, failed and blocked close the task")
@@ -203,9 +191,9 @@ func writeCall(ctx context.Context, cf *clientFlags, tool string, call map[strin
 }
 
 func eventsList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("events list", stderr)
-	cf := addClientFlags(fs)
-	ta := newToolArgs(fs)
+	fs := newFlagSet("events list", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	ta := newToolArgs(fs.FlagSet)
 	addFilterFlags(ta)
 	ta.str("before", "before_event_id", "only events before this event id (this node)")
 	ta.str("since-created-at", "since_created_at", "only events created at or after YYYY-MM-DD[THH:MM:SSZ]")
@@ -231,7 +219,18 @@ func eventsList(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return printPage(stdout, raw, *cf.asJSON)
+	return printPage(stdout, raw, *cf.asJSON, newestFirst(call))
+}
+
+// newestFirst reports whether the node answers call newest first: asked
+// to, or not told an order and resuming after no event or cursor.
+func newestFirst(call map[string]any) bool {
+	if order, ok := call["order"]; ok {
+		return order == "desc"
+	}
+	_, since := call["since_event_id"]
+	_, cursor := call["cursor"]
+	return !since && !cursor
 }
 
 // addFilterFlags declares the event filters shared by list and tail.
@@ -247,8 +246,11 @@ func addFilterFlags(ta *toolArgs) {
 	ta.str("since", "since_event_id", "only events after this event id (this node)")
 }
 
-// printPage prints an {"events", "count", "cursor"} result.
-func printPage(stdout io.Writer, raw json.RawMessage, asJSON bool) error {
+// printPage prints an {"events", "count", "cursor"} result, then the
+// flag that fetches the next page: for a page newest first, --before its
+// last (oldest) event (its cursor covers every event held, so it resumes
+// only with events written after the list); in order, --cursor.
+func printPage(stdout io.Writer, raw json.RawMessage, asJSON, newestFirst bool) error {
 	if asJSON {
 		return printRaw(stdout, raw)
 	}
@@ -262,7 +264,10 @@ func printPage(stdout io.Writer, raw json.RawMessage, asJSON bool) error {
 	if err := printEvents(stdout, page.Events); err != nil {
 		return err
 	}
-	if page.Cursor != "" {
+	switch {
+	case newestFirst && len(page.Events) > 0:
+		fmt.Fprintf(stdout, "\n%d events, newest first; older ones with --before %s\n", len(page.Events), page.Events[len(page.Events)-1].ID)
+	case !newestFirst && page.Cursor != "":
 		fmt.Fprintf(stdout, "\n%d events; resume with --cursor %s\n", len(page.Events), page.Cursor)
 	}
 	return nil

@@ -36,17 +36,39 @@ const keysUsage = "want: list | install KEY | use KEY | remove KEY (KEY is base6
 // serf and consul do: rotate by install (every member decrypts the new
 // key), use (every member encrypts with it), remove (the old key).
 func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "list" && keysVerbs[args[0]] == "") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			fmt.Fprintf(stdout, "usage: lsnode keys %s\nRun 'lsnode keys list -h' for the flags.\n", keysUsage)
-			return nil
-		}
+	subs := keysCommands()
+	if len(args) > 0 && isHelp(args[0]) {
+		return printSubcommands(stdout, "keys", subs)
+	}
+	if len(args) == 0 {
 		return usageErrorf("%s", keysUsage)
 	}
-	op := args[0]
-	fs := newFlagSet("keys "+op, stderr)
-	cf := addClientFlags(fs)
-	if err := parseFlags(fs, args[1:], op != "list"); err != nil {
+	sub, ok := find(subs, args[0])
+	if !ok {
+		return usageErrorf("%s%s", keysUsage, didYouMean(args[0], subs))
+	}
+	return sub.run(ctx, args[1:], stdout, stderr)
+}
+
+func keysCommands() []command {
+	op := func(name string) func(context.Context, []string, io.Writer, io.Writer) error {
+		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runKeyOp(ctx, name, args, stdout, stderr)
+		}
+	}
+	return []command{
+		{name: "list", help: "list the keys each member holds", run: op("list")},
+		{name: "install", args: "KEY", help: "give every member KEY (base64: head -c 32 /dev/urandom | base64) to decrypt with", run: op("install")},
+		{name: "use", args: "KEY", help: "make an installed KEY the one every member encrypts with", run: op("use")},
+		{name: "remove", args: "KEY", help: "take KEY, no longer used, from every member", run: op("remove")},
+	}
+}
+
+// runKeyOp runs one keyring operation on every member through the node.
+func runKeyOp(ctx context.Context, op string, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("keys "+op, stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
+	if err := parseFlags(fs, args, op != "list"); err != nil {
 		return err
 	}
 	if op != "list" && fs.NArg() != 1 {

@@ -9,8 +9,8 @@ import (
 // (mempalace_event_owed): addressed to it, not written by it, and not
 // yet closed by a terminal reply of its own.
 func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("owed", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("owed", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	agent := fs.String("agent", "", "the agent whose owed events to list (required)")
 	stream := fs.String("stream", "", "only events of this stream")
 	limit := fs.Int("limit", 0, "most events to return (node default 50, at most 500)")
@@ -35,5 +35,5 @@ func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	return printPage(stdout, raw, *cf.asJSON)
+	return printPage(stdout, raw, *cf.asJSON, false) // no cursor: no hint
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -34,11 +36,24 @@ type pythonPeer struct {
 }
 
 // lsnodeEstate is lsnode's extension of /sync/peers: every gossip member
-// (this node first), and how many agents wrote recently.
+// (this node first), how many agents wrote recently, and the gossip join
+// through --join.
 type lsnodeEstate struct {
-	Members       []peerRow `json:"members"`
-	AgentsActive  *int64    `json:"agents_active"`
-	AgentsWindowS *float64  `json:"agents_window_s"`
+	Members       []peerRow   `json:"members"`
+	AgentsActive  *int64      `json:"agents_active"`
+	AgentsWindowS *float64    `json:"agents_window_s"`
+	Join          *joinStatus `json:"join"`
+}
+
+// joinStatus is the node's gossip join: pending while a join that reached
+// none of its seeds is being retried.
+type joinStatus struct {
+	Pending     bool     `json:"pending"`
+	Seeds       []string `json:"seeds"`
+	Attempts    int      `json:"attempts"`
+	LastError   *string  `json:"last_error"`
+	LastAttempt *string  `json:"last_attempt"`
+	NextAttempt *string  `json:"next_attempt"`
 }
 
 // peerRow is one member: the JSON of the lsnode extension, and of
@@ -61,13 +76,14 @@ type peerRow struct {
 
 // peersJSON is what `lsnode peers --json` prints.
 type peersJSON struct {
-	Members      []peerRow `json:"members"`
-	AgentsActive *int64    `json:"agents_active"`
+	Members      []peerRow   `json:"members"`
+	AgentsActive *int64      `json:"agents_active"`
+	Join         *joinStatus `json:"join,omitempty"`
 }
 
 func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("peers", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("peers", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	status := fs.String("status", "", "show only members whose STATE matches this regular expression (alive, suspect, dead, left, refused)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -86,19 +102,53 @@ func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rows := peerRows(reply)
 	var agents *int64
+	var join *joinStatus
 	if reply.Lsnode != nil {
-		agents = reply.Lsnode.AgentsActive
+		agents, join = reply.Lsnode.AgentsActive, reply.Lsnode.Join
 	}
 	kept := filterRows(rows, filter)
+	now := time.Now()
 	if *cf.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(peersJSON{Members: kept, AgentsActive: agents})
+		if err := enc.Encode(peersJSON{Members: kept, AgentsActive: agents, Join: join}); err != nil {
+			return err
+		}
+	} else if !hasPeers(rows) {
+		if err := renderNoPeers(stdout, agents); err != nil {
+			return err
+		}
+	} else if err := renderPeers(stdout, kept, now); err != nil {
+		return err
 	}
-	if !hasPeers(rows) {
-		return renderNoPeers(stdout, agents)
+	return joinPending(join, now)
+}
+
+// joinPending is the failure of a node whose gossip join has reached none
+// of its seeds yet (it keeps retrying): the seeds, the attempts and the
+// last error. nil when no join is pending.
+func joinPending(j *joinStatus, now time.Time) error {
+	if j == nil || !j.Pending {
+		return nil
 	}
-	return renderPeers(stdout, kept, time.Now())
+	msg := fmt.Sprintf("gossip join pending: %s reached none of %s", plural(j.Attempts, "attempt"),
+		strings.Join(j.Seeds, ", "))
+	if j.NextAttempt != nil {
+		if next, err := time.Parse(time.RFC3339Nano, *j.NextAttempt); err == nil {
+			msg += fmt.Sprintf(" (next in %s)", max(0, next.Sub(now)).Round(100*time.Millisecond))
+		}
+	}
+	if j.LastError != nil {
+		msg += "; last error: " + *j.LastError
+	}
+	return errors.New(msg)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // peerRows lists lsnode's members, then the estate's configured peers

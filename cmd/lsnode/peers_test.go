@@ -224,3 +224,50 @@ func TestRunPeers_Errors(t *testing.T) {
 		})
 	}
 }
+
+// goldenJoin is a join that reached none of its two seeds in 4 attempts.
+func goldenJoin() *joinStatus {
+	return &joinStatus{Pending: true, Seeds: []string{"10.0.0.1:7946", "10.0.0.2:7946"}, Attempts: 4,
+		LastError:   str("failed to join 10.0.0.1:7946: dial tcp 10.0.0.1:7946: connect: connection refused; failed to join 10.0.0.2:7946: i/o timeout"),
+		LastAttempt: stamp(200 * time.Millisecond), NextAttempt: stamp(-1400 * time.Millisecond)}
+}
+
+func TestJoinPending_Golden(t *testing.T) {
+	var b bytes.Buffer
+	for _, j := range []*joinStatus{goldenJoin(), {Pending: true, Seeds: []string{"10.0.0.1:7946"}, Attempts: 1}} {
+		if code := exitCode("peers", joinPending(j, goldenNow), &b); code != exitFailure {
+			t.Fatalf("pending join: exit %d, want %d", code, exitFailure)
+		}
+	}
+	for _, j := range []*joinStatus{nil, {Seeds: []string{"10.0.0.1:7946"}, Attempts: 1}} {
+		if err := joinPending(j, goldenNow); err != nil {
+			t.Fatalf("joinPending(%+v) = %v, want nil: nothing is pending", j, err)
+		}
+	}
+	checkGolden(t, "peers_join_pending.golden", b.Bytes())
+}
+
+// TestRunPeers_JoinPending: a node alone whose join is pending prints its
+// (empty) roster, then fails with the seeds and the last error; --json
+// carries the join too.
+func TestRunPeers_JoinPending(t *testing.T) {
+	clearClientEnv(t)
+	var r peersReply
+	r.Self.ReplicaID, r.Self.Name = "rep_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "alone"
+	r.Lsnode = &lsnodeEstate{AgentsActive: i64(0), Join: goldenJoin(), Members: []peerRow{
+		{Name: "alone", ReplicaID: r.Self.ReplicaID, State: "alive", Self: true},
+	}}
+	srv := rosterServer(t, "", map[string]any{"/sync/peers": r})
+	code, out, errOut := runCLI(t, "peers", "--addr", srv.URL)
+	if code != exitFailure || out != "no peer replicas; 0 agents active\n" ||
+		!strings.HasPrefix(errOut, "lsnode peers: gossip join pending: 4 attempts reached none of 10.0.0.1:7946, 10.0.0.2:7946") ||
+		!strings.Contains(errOut, "; last error: failed to join 10.0.0.1:7946") {
+		t.Fatalf("peers: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "peers", "--addr", srv.URL, "--json")
+	var got peersJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitFailure || got.Join == nil ||
+		!got.Join.Pending || len(got.Join.Seeds) != 2 || !strings.Contains(errOut, "gossip join pending") {
+		t.Fatalf("peers --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+}

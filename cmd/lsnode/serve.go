@@ -54,9 +54,9 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
 		readCacheMB: fs.Int("read-cache-mb", env.int(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
 			"MiB of the newest events kept decoded in memory to answer lists; 0 turns the cache off (env LSNODE_READ_CACHE_MB)"),
-		commitLinger: fs.Duration("commit-linger", env.duration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
+		commitLinger: durationFlag(fs, "commit-linger", env.duration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
 			"how long the store may hold a small transaction open for more writes, while that gathers some, so one commit carries several; 0 commits at once (env LSNODE_COMMIT_LINGER)"),
-		shutdownTimeout: fs.Duration("shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
+		shutdownTimeout: durationFlag(fs, "shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs, env),
 		limits:          addLimitFlags(fs, env),
@@ -118,9 +118,9 @@ func parseLevel(s string) (slog.Level, error) {
 // runServe runs one node in the foreground until SIGINT or SIGTERM (ctx),
 // then shuts it down in phases: stop accepting, end streams, finish
 // in-flight requests, close the store.
-func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr)
-	f := addServeFlags(fs)
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stdout, stderr)
+	f := addServeFlags(fs.FlagSet)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}

@@ -35,11 +35,11 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 		join:          fs.String("join", envOr("", "LSNODE_JOIN"), "comma-separated gossip addresses to join (env LSNODE_JOIN)"),
 		name:          fs.String("name", envOr("", "LSNODE_NAME"), "unique member name; default the host name (env LSNODE_NAME)"),
 		keyFile:       fs.String("gossip-key-file", envOr("", "LSNODE_GOSSIP_KEY_FILE"), "file of base64 AES gossip keys, one per line, first primary (env LSNODE_GOSSIP_KEY_FILE)"),
-		maxClockOffset: fs.Duration("max-clock-offset", env.duration(def.MaxClockOffset, "LSNODE_MAX_CLOCK_OFFSET"),
+		maxClockOffset: durationFlag(fs, "max-clock-offset", env.duration(def.MaxClockOffset, "LSNODE_MAX_CLOCK_OFFSET"),
 			"peers further away are reported; remote stamps further ahead do not drag the clock (env LSNODE_MAX_CLOCK_OFFSET)"),
-		testClockOffset: fs.Duration("test-clock-offset", env.duration(0, "LSNODE_TEST_CLOCK_OFFSET"),
+		testClockOffset: durationFlag(fs, "test-clock-offset", env.duration(0, "LSNODE_TEST_CLOCK_OFFSET"),
 			"FOR FAULT TESTS ONLY: shift this node's wall clock (and so its HLC stamps) by this much, e.g. 2s or -1s (env LSNODE_TEST_CLOCK_OFFSET)"),
-		httpSyncInterval: fs.Duration("http-sync-interval", env.duration(hubpull.ParseInterval(envOr("", "MEMPALACE_SYNC_INTERVAL"), def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
+		httpSyncInterval: durationFlag(fs, "http-sync-interval", env.duration(hubpull.ParseInterval(envOr("", "MEMPALACE_SYNC_INTERVAL"), def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
 			"period of the pull from the HTTP peers in <data>/peers.json (Python hubs); 0 disables (env LSNODE_HTTP_SYNC_INTERVAL or MEMPALACE_SYNC_INTERVAL seconds)"),
 		readyMaxLagOps:      fs.Int64("ready-max-lag-ops", def.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
 		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
@@ -48,7 +48,7 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 	}
 	f.unsignedOrigins = fs.String("unsigned-origins", envOr("accept", "LSNODE_UNSIGNED_ORIGINS"),
 		"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)")
-	f.rejoinInterval = fs.Duration("rejoin-interval", env.duration(0, "LSNODE_REJOIN_INTERVAL"),
+	f.rejoinInterval = durationFlag(fs, "rejoin-interval", env.duration(0, "LSNODE_REJOIN_INTERVAL"),
 		"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)")
 	for _, p := range splitList(envOr("", "LSNODE_PEERS")) {
 		f.peers = append(f.peers, p)

@@ -39,7 +39,7 @@ func (e *serveEnv) duration(def time.Duration, name string) time.Duration {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		e.refuse(name, v, "a duration (e.g. 30s, 5m)")
+		e.refuse(name, v, wantDuration(v))
 		return def
 	}
 	return d

@@ -20,15 +20,15 @@ type limitFlags struct {
 func addLimitFlags(fs *flag.FlagSet, env *serveEnv) *limitFlags {
 	def := node.DefaultConfig()
 	return &limitFlags{
-		readHeaderTimeout: fs.Duration("http-read-header-timeout", env.duration(def.ReadHeaderTimeout, "LSNODE_HTTP_READ_HEADER_TIMEOUT"),
+		readHeaderTimeout: durationFlag(fs, "http-read-header-timeout", env.duration(def.ReadHeaderTimeout, "LSNODE_HTTP_READ_HEADER_TIMEOUT"),
 			"a client that has not sent a request's headers within this is disconnected (env LSNODE_HTTP_READ_HEADER_TIMEOUT)"),
-		readTimeout: fs.Duration("http-read-timeout", env.duration(def.ReadTimeout, "LSNODE_HTTP_READ_TIMEOUT"),
+		readTimeout: durationFlag(fs, "http-read-timeout", env.duration(def.ReadTimeout, "LSNODE_HTTP_READ_TIMEOUT"),
 			"bound on reading a whole request, body included; streams and long polls are not cut by it (env LSNODE_HTTP_READ_TIMEOUT)"),
-		idleTimeout: fs.Duration("http-idle-timeout", env.duration(def.IdleTimeout, "LSNODE_HTTP_IDLE_TIMEOUT"),
+		idleTimeout: durationFlag(fs, "http-idle-timeout", env.duration(def.IdleTimeout, "LSNODE_HTTP_IDLE_TIMEOUT"),
 			"an idle keep-alive connection is closed after this (env LSNODE_HTTP_IDLE_TIMEOUT)"),
-		writeTimeout: fs.Duration("http-write-timeout", env.duration(def.WriteTimeout, "LSNODE_HTTP_WRITE_TIMEOUT"),
+		writeTimeout: durationFlag(fs, "http-write-timeout", env.duration(def.WriteTimeout, "LSNODE_HTTP_WRITE_TIMEOUT"),
 			"bound on writing a response, and on each SSE write; long polls get --max-long-poll on top (env LSNODE_HTTP_WRITE_TIMEOUT)"),
-		maxLongPoll: fs.Duration("max-long-poll", env.duration(def.MaxLongPoll, "LSNODE_MAX_LONG_POLL"),
+		maxLongPoll: durationFlag(fs, "max-long-poll", env.duration(def.MaxLongPoll, "LSNODE_MAX_LONG_POLL"),
 			"longest wait of /logstream/events wait_ms and of event_wait, whose own cap is the hub's 300000 ms (env LSNODE_MAX_LONG_POLL)"),
 		maxRequestBytes: fs.Int64("max-request-bytes", env.int64(def.MaxRequestBytes, "LSNODE_MAX_REQUEST_BYTES"),
 			"largest POST /mcp body; larger gets 413 (env LSNODE_MAX_REQUEST_BYTES)"),
@@ -46,7 +46,7 @@ func addLimitFlags(fs *flag.FlagSet, env *serveEnv) *limitFlags {
 			"concurrent streams of one inbound replication connection (env LSNODE_GRPC_MAX_STREAMS_PER_CONN)"),
 		grpcMaxSessions: fs.Int("grpc-max-sessions", env.int(def.GRPCMaxSessions, "LSNODE_GRPC_MAX_SESSIONS"),
 			"inbound replication sessions served at once, over all connections; one more is refused and its dialer retries (env LSNODE_GRPC_MAX_SESSIONS)"),
-		grpcHandshake: fs.Duration("grpc-handshake-timeout", env.duration(def.GRPCHandshakeTimeout, "LSNODE_GRPC_HANDSHAKE_TIMEOUT"),
+		grpcHandshake: durationFlag(fs, "grpc-handshake-timeout", env.duration(def.GRPCHandshakeTimeout, "LSNODE_GRPC_HANDSHAKE_TIMEOUT"),
 			"an inbound replication connection that has not finished its setup by then is closed (env LSNODE_GRPC_HANDSHAKE_TIMEOUT)"),
 	}
 }

@@ -13,8 +13,8 @@ import (
 // serveConfig parses serve's flags and returns the node configuration.
 func serveConfig(t *testing.T, args ...string) node.Config {
 	t.Helper()
-	fs := newFlagSet("serve", io.Discard)
-	f := addServeFlags(fs)
+	fs := newFlagSet("serve", io.Discard, io.Discard)
+	f := addServeFlags(fs.FlagSet)
 	if err := parseFlags(fs, args, false); err != nil {
 		t.Fatalf("parse %v: %v", args, err)
 	}
@@ -96,8 +96,8 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 			t.Errorf("%v accepted", args)
 		}
 	}
-	fs := newFlagSet("serve", io.Discard)
-	addServeFlags(fs)
+	fs := newFlagSet("serve", io.Discard, io.Discard)
+	addServeFlags(fs.FlagSet)
 	if err := parseFlags(fs, []string{"--max-streams-per-client=many"}, false); err == nil {
 		t.Fatal("a non-integer cap parsed")
 	}
@@ -114,8 +114,8 @@ func TestServeEnvRefused(t *testing.T) {
 	for k, v := range bad {
 		t.Setenv(k, v)
 	}
-	fs := newFlagSet("serve", io.Discard)
-	f := addServeFlags(fs)
+	fs := newFlagSet("serve", io.Discard, io.Discard)
+	f := addServeFlags(fs.FlagSet)
 	if err := parseFlags(fs, nil, false); err != nil {
 		t.Fatal(err)
 	}

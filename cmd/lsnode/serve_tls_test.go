@@ -20,8 +20,8 @@ func TestServeFlags_TLSCA(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("LSNODE_TLS_CA", tc.env)
 			t.Setenv("LSNODE_TOKEN_FILE", "")
-			fs := newFlagSet("serve", io.Discard)
-			f := addServeFlags(fs)
+			fs := newFlagSet("serve", io.Discard, io.Discard)
+			f := addServeFlags(fs.FlagSet)
 			if err := parseFlags(fs, tc.args, false); err != nil {
 				t.Fatal(err)
 			}

@@ -57,8 +57,8 @@ type statusz struct {
 
 // runStatus prints a node's health: identity, counts, version vector.
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("status", stderr)
-	cf := addClientFlags(fs)
+	fs := newFlagSet("status", stdout, stderr)
+	cf := addClientFlags(fs.FlagSet)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func (b buildInfo) String() string {
 }
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", stderr)
+	fs := newFlagSet("version", stdout, stderr)
 	asJSON := fs.Bool("json", false, "print the version as a JSON object")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err

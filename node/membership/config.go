@@ -61,6 +61,8 @@ type Config struct {
 	// (and Join's seeds) that are not alive, so a partition longer than
 	// memberlist's reap time heals by itself. Default 30 s; negative
 	// disables the loop (it still joins the known peers once at start).
+	// It also bounds the wait between two retries of a failed Join
+	// (DefaultRejoinInterval when negative).
 	RejoinInterval time.Duration
 	// ForgetAfter is how long a dead or left member stays in Members()
 	// and (dead only) in the known peers file before it is forgotten and
@@ -87,6 +89,9 @@ type Config struct {
 	// noStallWatch leaves out the stall watch (stall.go), so that a test
 	// decides when the node reasserts itself. Tests only.
 	noStallWatch bool
+	// clock times the retries of a failed Join (join.go); nil means the
+	// system clock. Tests only.
+	clock clock
 }
 
 // DefaultConfig returns the defaults for clusterID.
@@ -123,6 +128,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeyReplyTimeout == 0 {
 		c.KeyReplyTimeout = DefaultKeyReplyTimeout
+	}
+	if c.clock == nil {
+		c.clock = systemClock{}
 	}
 	return c
 }

@@ -14,6 +14,11 @@
 //     owned goroutine fed by a bounded queue. A full queue drops and counts
 //     events; a periodic reconciliation with Members() delivers what was
 //     dropped, so the Handler converges on the true state.
+//   - A Join that reaches none of its seeds (nodes started together, a
+//     seed not up yet) is retried after 200 ms, then after twice as long
+//     each time up to RejoinInterval, until it reaches one or another
+//     member joins this node; JoinStatus shows it pending, with the seeds
+//     and the last error (join.go).
 //   - Peers seen alive are kept in <DataDir>/lsnode-peers.json (atomic
 //     writes) and joined again at start and every RejoinInterval while
 //     some are not alive, so a partition longer than memberlist's reap time
@@ -29,10 +34,12 @@
 //   - Failure detection is tuned for a crashed node to be declared dead in
 //     under 4 s on small clusters while a 2 s stall is not (tuning.go).
 //
-// Goroutines: besides memberlist's own, a Membership runs three, all
-// started in Create and joined in Shutdown: the events goroutine (Handler
-// calls, reconciliation, known peers file), the rejoin goroutine and the
-// keyring goroutine (applies and answers other members' key requests). A
+// Goroutines: besides memberlist's own, a Membership runs three started
+// in Create: the events goroutine (Handler calls, reconciliation, known
+// peers file), the rejoin goroutine and the keyring goroutine (applies
+// and answers other members' key requests); and, from a Join that reached
+// no seed until an attempt reaches one, the join retry goroutine
+// (join.go). Shutdown joins them all. A
 // KeyOperation runs in its caller's goroutine plus one send goroutine per
 // member, joined before it returns; Shutdown waits for it.
 //

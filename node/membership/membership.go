@@ -17,8 +17,9 @@ const updateMetaTimeout = 5 * time.Second
 
 // Membership is this node's view of the cluster: a memberlist instance,
 // the table of every node heard of, the goroutine that reports changes to
-// the Handler, the one that rejoins known peers and the one that notices
-// this process stalled (stall.go). It is safe for concurrent use.
+// the Handler, the one that rejoins known peers, the one that notices
+// this process stalled (stall.go) and, while a failed Join is retried,
+// the one that retries it (join.go). It is safe for concurrent use.
 type Membership struct {
 	cfg     Config
 	log     *slog.Logger // this package's lines
@@ -46,9 +47,11 @@ type Membership struct {
 	lifecycle sync.Mutex
 	shut      bool
 
-	// seedsMu guards seeds, the addresses given to Join.
+	// seedsMu guards seeds, the addresses given to Join, and join, the
+	// state of its retries (join.go).
 	seedsMu sync.Mutex
 	seeds   []string
+	join    joinState
 
 	// metaMu guards the announced metadata, which NodeMeta reads from
 	// memberlist's loops: meta as given and its encoding.
@@ -147,27 +150,6 @@ func (m *Membership) warnIfInsecure() {
 	if ip := net.ParseIP(host); len(m.cfg.Keyring) == 0 && (ip == nil || !ip.IsLoopback()) {
 		m.log.Warn("gossip is not encrypted on a non-loopback address; set a gossip key file", "bind", m.cfg.BindAddr)
 	}
-}
-
-// Join contacts the given seeds (host:port, or host with the bind port)
-// and merges their view of the cluster. It returns how many it reached.
-// The seeds are remembered: while this node has no live peer, the rejoin
-// loop tries them again. Errors wrap memberlist's.
-func (m *Membership) Join(addrs []string) (int, error) {
-	m.lifecycle.Lock()
-	shut := m.shut
-	m.lifecycle.Unlock()
-	if shut {
-		return 0, ErrShutdown
-	}
-	m.seedsMu.Lock()
-	m.seeds = appendNew(m.seeds, addrs...)
-	m.seedsMu.Unlock()
-	n, err := m.ml.Join(addrs)
-	if err != nil {
-		return n, fmt.Errorf("membership: join %v: %w", addrs, err)
-	}
-	return n, nil
 }
 
 // Leave announces that this node is leaving, so the others mark it left

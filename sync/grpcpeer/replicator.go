@@ -44,6 +44,10 @@ type Replicator struct {
 		sessions         map[*session]struct{}
 		tracked          uint64 // sessions tracked so far (session.order)
 		inbound          int    // inbound sessions being served
+
+		// synced is the latest LastSync of the ended sessions, by peer
+		// replica id (LastSync).
+		synced map[string]time.Time
 	}
 }
 
@@ -65,6 +69,7 @@ func NewReplicator(cfg Config, log lssync.Log) (*Replicator, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.mu.peers = map[string]*outPeer{}
 	r.mu.sessions = map[*session]struct{}{}
+	r.mu.synced = map[string]time.Time{}
 	return r, nil
 }
 
@@ -189,6 +194,21 @@ func (p *outPeer) status(now time.Time) PeerStatus {
 	return ps
 }
 
+// LastSync is when the latest round or pull with replica replicaID
+// completed, over every session with it, live or ended (a peer that
+// crashed keeps its time); zero if none did.
+func (r *Replicator) LastSync(replicaID string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := r.mu.synced[replicaID]
+	for s := range r.mu.sessions {
+		if st := s.status.Load(); st.PeerReplicaID == replicaID && st.LastSync.After(last) {
+			last = st.LastSync
+		}
+	}
+	return last
+}
+
 // Origins returns the catch-up progress of every origin some peer has
 // told this node about, sorted by origin.
 func (r *Replicator) Origins() []OriginLag { return r.lag.rows() }
@@ -257,9 +277,13 @@ func (r *Replicator) track(s *session, add bool) {
 		return
 	}
 	delete(r.mu.sessions, s)
-	peer := s.status.Load().PeerReplicaID
+	st := s.status.Load()
+	peer := st.PeerReplicaID
 	if peer == "" {
 		return
+	}
+	if st.LastSync.After(r.mu.synced[peer]) {
+		r.mu.synced[peer] = st.LastSync
 	}
 	for other := range r.mu.sessions {
 		if other.status.Load().PeerReplicaID == peer {

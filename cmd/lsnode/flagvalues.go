@@ -1,0 +1,51 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// durationValue is a duration flag whose error says what it wants: the
+// flag package's own answers a value without a unit ("300") with a bare
+// "parse error".
+type durationValue time.Duration
+
+// durationFlag defines a duration flag on fs, as fs.Duration does.
+func durationFlag(fs *flag.FlagSet, name string, def time.Duration, usage string) *time.Duration {
+	d := def
+	fs.Var((*durationValue)(&d), name, usage)
+	return &d
+}
+
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want %s", wantDuration(s))
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+func (d *durationValue) String() string   { return time.Duration(*d).String() }
+func (d *durationValue) typeName() string { return "duration" }
+
+// wantDuration says what a duration setting wants, for the value v that
+// did not parse: a number alone gets its own value with units as the
+// example ("300": 300s or 300ms).
+func wantDuration(v string) string {
+	if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+		v = strings.TrimSpace(v)
+		return fmt.Sprintf("a duration with a unit, such as %ss or %sms", v, v)
+	}
+	return "a duration with a unit, such as 30s or 5m"
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) typeName() string   { return "string" }
