@@ -142,9 +142,13 @@ func TestJoin_RetriesWithBackoff(t *testing.T) {
 	hub.HealAll()
 	clk.Advance(rejoin)
 	waitStates(t, []*testNode{a, b}, []string{"a", "b"}, StateAlive)
+	// The retry due now joins b, unless a's rejoin loop (on the real
+	// clock, every rejoin) joined it first on a slow machine: then the
+	// retry finds a peer up and ends without an attempt.
 	waitFor(t, 5*time.Second, func() (bool, string) {
 		st := a.m.JoinStatus()
-		return !st.Pending && st.LastError == "" && st.Attempts == len(want)+1, fmt.Sprintf("join status %+v", st)
+		retried := st.Attempts == len(want)+1 && st.LastError == ""
+		return !st.Pending && (retried || st.Attempts == len(want)), fmt.Sprintf("join status %+v", st)
 	})
 	clk.quiet(t, 300*time.Millisecond)
 }
