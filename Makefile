@@ -37,7 +37,7 @@ BENCH_OUT ?= bench.txt
 # make soak DURATION=30m
 DURATION ?= 10m
 
-.PHONY: cluster help build run test test-race bench bench-replication fuzz-smoke proto verify-proto tools \
+.PHONY: cluster help build run test test-race promtool bench bench-replication fuzz-smoke proto verify-proto tools \
 	lint e2e docker soak clean
 
 help: ## list the targets
@@ -53,13 +53,29 @@ run: build ## build, then run one node with the default data dir (ARGS=... adds 
 cluster: build ## a 3-node mesh on loopback (HTTP 8765-8767) until Ctrl-C; data in ./lsnode-cluster
 	scripts/local-cluster.sh $(LSNODE)
 
-test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, fuzz-smoke, e2e
+test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, promtool, fuzz-smoke, e2e
 	@rm -f $(TEST_COUNTS)
-	$(MAKE) --no-print-directory lint verify-proto test-race fuzz-smoke e2e
+	$(MAKE) --no-print-directory lint verify-proto test-race promtool fuzz-smoke e2e
 	@awk '{ p += $$2; f += $$3; s += $$4 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' $(TEST_COUNTS)
 
-test-race: ## go test -race -count=1 ./...
-	$(GOTEST) -label unit -- -race -count=1 -timeout 20m ./...
+# The deploy/ tests that run promtool. `make promtool` runs them, and
+# test-race leaves them out, so that `make test` counts them once.
+PROMTOOL_TESTS := ^Test(Rules_Promtool|PrometheusConfig_Promtool)
+
+test-race: ## go test -race -count=1 ./... but the promtool tests (make promtool)
+	$(GOTEST) -label unit -- -race -count=1 -timeout 20m -skip '$(PROMTOOL_TESTS)' ./...
+
+promtool: ## the promtool checks and unit tests of deploy/prometheus; without promtool they fail, or skip when not root
+	@if command -v promtool >/dev/null 2>&1; then \
+	  echo "$(GOTEST) -label promtool -- -count=1 -run '$(PROMTOOL_TESTS)' ./deploy/"; \
+	  $(GOTEST) -label promtool -- -count=1 -run '$(PROMTOOL_TESTS)' ./deploy/; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "promtool: SKIPPED: promtool is not installed and this user is not root, so make tools could not install it"; \
+	  echo "promtool: (Debian's prometheus package); the alert rules and their unit tests are NOT checked"; \
+	else \
+	  echo "promtool: promtool is missing although this user is root: run make tools (scripts/tools.sh installs it)" >&2; \
+	  exit 1; \
+	fi
 
 bench: ## benchmarks, tee'd to bench.txt (BENCH=regex PKG=./store/ BENCH_COUNT=6 BENCH_OUT=f)
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(PKG) | tee $(BENCH_OUT)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/lsnode/lsnode/internal/promrules"
 )
 
 // The alert rules and the scrape configurations, checked with the promtool
@@ -53,7 +55,7 @@ func TestRules_EveryAlertTested(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range loadRules(t).alerts() {
+	for _, r := range loadRules(t).Alerts() {
 		if !firing[r.Alert] || !silent[r.Alert] {
 			t.Errorf("alert %s: rules_test.yml has a firing case: %v, a silent case: %v; want both", r.Alert, firing[r.Alert], silent[r.Alert])
 		}
@@ -63,7 +65,7 @@ func TestRules_EveryAlertTested(t *testing.T) {
 // TestRules_Labels checks what routing relies on: a severity of critical or
 // warning, and a summary and a description.
 func TestRules_Labels(t *testing.T) {
-	for _, r := range loadRules(t).alerts() {
+	for _, r := range loadRules(t).Alerts() {
 		if s := r.Labels["severity"]; s != "critical" && s != "warning" {
 			t.Errorf("alert %s: severity %q, want critical or warning", r.Alert, s)
 		}
@@ -133,40 +135,13 @@ func withoutKubernetesSD(t *testing.T, cfg string) string {
 	return string(b)
 }
 
-// rulesFile is prometheus/rules.yml.
-type rulesFile struct {
-	Groups []struct {
-		Name  string `yaml:"name"`
-		Rules []rule `yaml:"rules"`
-	} `yaml:"groups"`
-}
-
-type rule struct {
-	Alert       string            `yaml:"alert"`
-	Record      string            `yaml:"record"`
-	Expr        string            `yaml:"expr"`
-	For         string            `yaml:"for"`
-	Labels      map[string]string `yaml:"labels"`
-	Annotations map[string]string `yaml:"annotations"`
-}
-
-func loadRules(t *testing.T) rulesFile {
+func loadRules(t *testing.T) promrules.File {
 	t.Helper()
-	var f rulesFile
-	decodeYAMLFile(t, "prometheus/rules.yml", &f, true)
-	return f
-}
-
-func (f rulesFile) alerts() []rule {
-	var out []rule
-	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			if r.Alert != "" {
-				out = append(out, r)
-			}
-		}
+	f, err := promrules.Load("prometheus/rules.yml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return f
 }
 
 // requireTool returns the path of a command, or skips the test saying

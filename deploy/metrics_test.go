@@ -8,11 +8,12 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lsnode/lsnode/internal/promrules"
 )
 
 var update = flag.Bool("update", false, "rewrite the metrics table of README.md from the code")
@@ -29,9 +30,9 @@ type metric struct {
 // would silence an alert).
 func TestMetrics_RulesUseExportedNames(t *testing.T) {
 	declared := declaredMetrics(t)
-	re := regexp.MustCompile(`\blsnode_[a-z0-9_]+`)
-	for _, r := range loadRules(t).alerts() {
-		for _, name := range re.FindAllString(r.Expr, -1) {
+	for _, r := range loadRules(t).Alerts() {
+		for _, sel := range promrules.Selectors(r.Expr, "lsnode_") {
+			name := sel.Name
 			base := seriesBase(name, declared)
 			if _, ok := declared[base]; ok {
 				continue

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/hostport"
+	"github.com/lsnode/lsnode/node/membership"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 	"github.com/lsnode/lsnode/sync/integrity"
@@ -265,11 +267,11 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		return errors.New("config: DataDir is required")
 	}
-	host, _, err := net.SplitHostPort(c.HTTPAddr)
+	httpAddr, err := hostport.Bind(c.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("config: HTTPAddr %q: %w", c.HTTPAddr, err)
 	}
-	if !isLoopbackHost(host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
+	if !isLoopbackHost(httpAddr.Host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
 		return ErrInsecureBind
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
@@ -323,6 +325,87 @@ func (c Config) Validate() error {
 	if c.UnsignedOrigins != "" {
 		if _, err := integrity.ParseUnsignedPolicy(c.UnsignedOrigins); err != nil {
 			return fmt.Errorf("--unsigned-origins: want accept or refuse, got %q", c.UnsignedOrigins)
+		}
+	}
+	return c.checkAddrs(httpAddr)
+}
+
+// CheckFiles reads the files the configuration names that Start loads
+// (the HTTPS key pair, the --tls-ca file, the gossip key file), so that a
+// caller can refuse a bad one before anything touches the data dir (serve
+// does, before it locks the dir). Start reads them again.
+func (c Config) CheckFiles() error {
+	if _, err := loadTLS(c, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
+	if c.TLSCAFile != "" {
+		if _, err := loadCAPool(c.TLSCAFile); err != nil {
+			return err
+		}
+	}
+	if c.GossipAddr != "" && c.GossipKeyFile != "" {
+		if _, err := membership.LoadKeyringFile(c.GossipKeyFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAddrs checks the form of the replication and gossip addresses and
+// that no two listeners claim one port, so that a bad address is refused
+// before the data dir is touched. What only a bind shows (a port in use,
+// a host that is not local) still fails Start.
+func (c Config) checkAddrs(httpAddr hostport.Addr) error {
+	type bind struct {
+		flag string
+		addr hostport.Addr
+	}
+	binds := []bind{{"--http", httpAddr}}
+	if c.GRPCAddr != "" {
+		a, err := hostport.Bind(c.GRPCAddr)
+		if err != nil {
+			return fmt.Errorf("--grpc %q: %w", c.GRPCAddr, err)
+		}
+		binds = append(binds, bind{"--grpc", a})
+	}
+	if c.GRPCAdvertise != "" {
+		if c.GRPCAddr == "" {
+			return errors.New("--grpc-advertise needs --grpc: it is the replication address peers dial")
+		}
+		if _, err := hostport.Dial(c.GRPCAdvertise); err != nil {
+			return fmt.Errorf("--grpc-advertise %q: %w", c.GRPCAdvertise, err)
+		}
+	}
+	if c.GossipAddr != "" {
+		if err := membership.CheckAddrs(c.GossipAddr, c.GossipAdvertise); err != nil {
+			return fmt.Errorf("gossip: %w", err)
+		}
+		a, err := hostport.Bind(c.GossipAddr)
+		if err != nil {
+			return fmt.Errorf("--gossip %q: %w", c.GossipAddr, err)
+		}
+		binds = append(binds, bind{"--gossip", a})
+	} else if c.GossipAdvertise != "" {
+		return errors.New("--advertise needs --gossip: it is the gossip address other members reach")
+	}
+	for _, p := range c.Peers {
+		if _, err := hostport.Dial(p); err != nil {
+			return fmt.Errorf("--peer %q: %w", p, err)
+		}
+	}
+	for _, j := range c.Join {
+		// A join address may leave out its port (gossip's default).
+		if _, _, err := net.SplitHostPort(j); err == nil {
+			if _, err := hostport.Dial(j); err != nil {
+				return fmt.Errorf("--join %q: %w", j, err)
+			}
+		}
+	}
+	for i, a := range binds {
+		for _, b := range binds[i+1:] {
+			if a.addr.Overlaps(b.addr) {
+				return fmt.Errorf("%s and %s both bind port %d", a.flag, b.flag, a.addr.Port)
+			}
 		}
 	}
 	return nil

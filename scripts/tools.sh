@@ -40,7 +40,8 @@ install_go_tool "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION:?}"
 echo "tools: ready in $bin"
 
 # --- deploy/ checks: promtool and systemd-analyze (kept in this block) ---
-# promtool runs the alert rule unit tests (go test ./deploy/) and Debian's
+# promtool runs the alert rule unit tests (make promtool, which fails
+# without it unless this is not root; go test ./deploy/) and Debian's
 # prometheus binary goes into the compose cluster's Prometheus image
 # (scripts/docker-prometheus-image.sh); systemd-analyze verifies
 # deploy/systemd/lsnode.service. The deploy tests skip, saying so, when they

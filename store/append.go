@@ -10,6 +10,10 @@ import (
 
 // Append stores one local event. A retry with the same (from_agent,
 // idempotency_key) returns the original event with Duplicate set.
+//
+// Every local write (Append, and Ack and TaskCreate through it,
+// PutArtifact, PatchSubmit) that passes validation is timed once in
+// lsnode_store_append_duration_seconds, its error included.
 func (s *Store) Append(ctx context.Context, in AppendInput) (Written, error) {
 	start := s.wall.Now()
 	d, err := validateAppend(in)
@@ -82,6 +86,7 @@ func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
 
 // PutArtifact stores an exact payload.
 func (s *Store) PutArtifact(ctx context.Context, in ArtifactInput) (Written, error) {
+	start := s.wall.Now()
 	a, meta, idem, err := validateArtifact(in)
 	if err != nil {
 		return Written{}, err
@@ -92,6 +97,7 @@ func (s *Store) PutArtifact(ctx context.Context, in ArtifactInput) (Written, err
 		out, err = s.putArtifactInTx(w, a, meta, idem)
 		return err
 	})
+	s.metrics.observeAppend(start, s.wall.Now(), err)
 	if err != nil {
 		return Written{}, err
 	}
@@ -126,6 +132,7 @@ func (s *Store) putArtifactInTx(w *writeTx, a Artifact, meta map[string]any, ide
 // PatchSubmit stores a patch artifact and its patch.ready event in one
 // transaction: a refused event leaves no orphan artifact behind.
 func (s *Store) PatchSubmit(ctx context.Context, in PatchInput) (Written, error) {
+	start := s.wall.Now()
 	room := in.Room
 	if room == "" {
 		room = "patches"
@@ -170,6 +177,7 @@ func (s *Store) PatchSubmit(ctx context.Context, in PatchInput) (Written, error)
 		out = Written{Event: ev.Event, Artifact: stored.Artifact}
 		return nil
 	})
+	s.metrics.observeAppend(start, s.wall.Now(), err)
 	if err != nil {
 		return Written{}, err
 	}

@@ -27,11 +27,21 @@ type metrics struct {
 	lingerJoined        prometheus.Counter
 }
 
+// Label values known in advance. Their series are created at start, at
+// 0, so that a rule such as increase(...[15m]) > 0 sees the first
+// increment: a series born at 1 shows no increase.
+var (
+	appendResults     = []string{"ok", "error", "invalid"}
+	remoteOutcomes    = []string{"applied", "duplicate", "deferred", "quarantined"}
+	quarantineReasons = []string{reasonInvalid, reasonConflict, reasonArtifactInvalid, reasonArtifactConflict, ReasonSignature, ReasonUnsigned}
+	lingerOutcomes    = []string{"gathered", "empty"}
+)
+
 func newMetrics(reg prometheus.Registerer) *metrics {
 	f := promauto.With(reg)
-	return &metrics{
+	m := &metrics{
 		appendSeconds: f.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "lsnode_store_append_duration_seconds", Help: "Local append latency, queueing and commit included.",
+			Name: "lsnode_store_append_duration_seconds", Help: "Local write latency (append, ack, task, artifact, patch), queueing and commit included.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}, []string{"result"}),
 		batchSize: f.NewHistogram(prometheus.HistogramOpts{
@@ -75,6 +85,19 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "lsnode_store_shared_agent_name_writes_total", Help: "Local writes by an agent name seen writing through another replica recently.",
 		}),
 	}
+	for _, r := range appendResults {
+		m.appendSeconds.WithLabelValues(r)
+	}
+	for _, o := range remoteOutcomes {
+		m.applied.WithLabelValues(o)
+	}
+	for _, r := range quarantineReasons {
+		m.quarantined.WithLabelValues(r)
+	}
+	for _, o := range lingerOutcomes {
+		m.lingers.WithLabelValues(o)
+	}
+	return m
 }
 
 func (m *metrics) observeAppend(start, end time.Time, err error) {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/datadir"
 	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/store"
 )
@@ -83,6 +84,9 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	if err := f.env.err(); err != nil {
 		return node.Config{}, err
 	}
+	if *f.shutdownTimeout < 0 {
+		return node.Config{}, usageErrorf("--shutdown-timeout %v: must not be negative", *f.shutdownTimeout)
+	}
 	token, _, err := resolveToken(*f.tokenFile)
 	if err != nil {
 		return node.Config{}, err
@@ -117,7 +121,9 @@ func parseLevel(s string) (slog.Level, error) {
 
 // runServe runs one node in the foreground until SIGINT or SIGTERM (ctx),
 // then shuts it down in phases: stop accepting, end streams, finish
-// in-flight requests, close the store.
+// in-flight requests, close the store. It holds the data dir's lock
+// (internal/datadir) from before the node touches the dir until after the
+// store is closed: a second serve on the dir is refused, naming this one.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stdout, stderr)
 	f := addServeFlags(fs.FlagSet)
@@ -143,8 +149,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := cfg.CheckFiles(); err != nil {
+		return err
+	}
+	// Every flag and file is checked by now; the lock comes before
+	// anything else in the data dir is created or opened.
+	lock, err := datadir.Acquire(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	if err := n.Start(ctx); err != nil {
 		return err
+	}
+	if err := lock.SetHTTP(n.URL()); err != nil {
+		logger.Warn("could not record the HTTP address in the data dir lock", "err", err)
 	}
 	failed := runUntilStopped(ctx, n, logger)
 	sctx, cancel := context.WithTimeout(context.Background(), *f.shutdownTimeout)

@@ -147,16 +147,26 @@ func (c Config) Validate() error {
 	case c.EventQueue < 1:
 		return fmt.Errorf("%w: EventQueue must be positive", ErrInvalidConfig)
 	}
-	if _, _, err := splitBind(c.BindAddr); err != nil {
-		return fmt.Errorf("%w: BindAddr %q: %v", ErrInvalidConfig, c.BindAddr, err)
-	}
-	if c.AdvertiseAddr != "" {
-		if _, _, err := splitAdvertise(c.AdvertiseAddr, 0); err != nil {
-			return fmt.Errorf("%w: AdvertiseAddr %q: %v", ErrInvalidConfig, c.AdvertiseAddr, err)
-		}
+	if err := CheckAddrs(c.BindAddr, c.AdvertiseAddr); err != nil {
+		return err
 	}
 	if err := validateKeyring(c.Keyring); err != nil {
 		return err
+	}
+	return nil
+}
+
+// CheckAddrs checks a bind address and an advertise address ("" for none)
+// as Validate does, for a caller that refuses bad ones before it starts
+// anything.
+func CheckAddrs(bind, advertise string) error {
+	if _, _, err := splitBind(bind); err != nil {
+		return fmt.Errorf("%w: BindAddr %q: %v", ErrInvalidConfig, bind, err)
+	}
+	if advertise != "" {
+		if _, _, err := splitAdvertise(advertise, 0); err != nil {
+			return fmt.Errorf("%w: AdvertiseAddr %q: %v", ErrInvalidConfig, advertise, err)
+		}
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		return nil
 	}
 	f := promauto.With(reg)
-	return &metrics{
+	m := &metrics{
 		rounds: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "lsnode_sync_rounds_total",
 			Help: "Anti-entropy digest rounds answered, by result (match = idle round).",
@@ -94,6 +94,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "How far behind this node's copy of an origin is in time: 0 when caught up, else now minus the later of the newest held op's origin time and when the gap was seen.",
 		}, []string{"origin"}),
 	}
+	// Every (path, result) series exists from the start, at 0, so that a
+	// rule on increase() sees the first op.
+	for _, path := range []string{"pull", "push"} {
+		for _, result := range []string{"applied", "duplicate", "quarantined", "deferred"} {
+			m.ops.WithLabelValues(path, result)
+		}
+	}
+	return m
 }
 
 // Round implements lssync.Observer.
