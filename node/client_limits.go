@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lsnode/lsnode/node/auth"
 )
 
 // clientRetryAfter is the Retry-After (seconds) of a per-client refusal,
@@ -19,8 +21,8 @@ const clientRetryAfter = "5"
 // a host have their own), else its remote IP, so that one host cannot
 // take every stream or wait by opening connections.
 func clientKey(r *http.Request) string {
-	if id := identityFrom(r.Context()); id != nil && id.name != "" {
-		return "token " + id.name
+	if name := auth.IdentityFrom(r.Context()).Name(); name != "" {
+		return "token " + name
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -264,7 +264,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("config: HTTPAddr %q: %w", c.HTTPAddr, err)
 	}
-	if !isLoopbackHost(host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
+	if !auth.IsLoopbackHost(host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
 		return ErrInsecureBind
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
@@ -321,16 +321,4 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
-}
-
-// isLoopbackHost reports whether a bind host reaches only this machine:
-// "localhost" or a loopback IP literal (brackets allowed). "" binds every
-// interface and is not loopback.
-func isLoopbackHost(host string) bool {
-	h := strings.Trim(strings.ToLower(strings.TrimSpace(host)), "[]")
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -27,7 +28,7 @@ func (s *surface) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	f.Scope = identityFrom(r.Context()).readScope()
+	f.Scope = auth.IdentityFrom(r.Context()).ReadScope()
 	if wait < 0 {
 		page, err := s.store.List(r.Context(), f)
 		if err != nil {

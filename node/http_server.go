@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/auth"
 	lssync "github.com/lsnode/lsnode/sync"
 )
 
@@ -131,8 +132,8 @@ func (s *surface) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	sw.onHeader = func(code int) {
-		_, authed := s.policy.identify(r)
-		s.stats.record(r, code, s.policy.authRequired() && authed, s.wall.Now())
+		_, authed := s.policy.auth.Identify(r)
+		s.stats.record(r, code, s.policy.auth.Required() && authed, s.wall.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -150,11 +151,11 @@ func (s *surface) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		writeErrorPage(sw, code, http.StatusText(code))
 		return
 	}
-	if rt.auth && !rt.scoped && id.scoped() {
+	if rt.auth && !rt.scoped && id.Scoped() {
 		refuseScoped(sw, r, s.log, id)
 		return
 	}
-	rt.h(sw, r.WithContext(withIdentity(r.Context(), id)))
+	rt.h(sw, r.WithContext(auth.WithIdentity(r.Context(), id)))
 }
 
 // recovered answers a panicking handler with a 500 JSON error when

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lsnode/lsnode/node/auth"
 	lssync "github.com/lsnode/lsnode/sync"
 )
 
@@ -23,7 +24,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
 	cfg.Integrity = n.integrity
 	if n.cfg.TLSCAFile != "" {
-		tr, err := meshCATransport(n.cfg.TLSCAFile, n.log)
+		tr, err := auth.MeshCATransport(n.cfg.TLSCAFile, n.log)
 		if err != nil {
 			return err
 		}

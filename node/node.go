@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -49,7 +50,7 @@ type Node struct {
 	wall hlc.WallClock
 
 	roster RosterFunc
-	tokens *tokenHolder // nil without a tokens file
+	tokens *auth.Tokens // nil without a tokens file
 
 	// Set by Start.
 	store    *store.Store
@@ -118,7 +119,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.mu.started || n.mu.stopped {
 		return errors.New("node: already started")
 	}
-	tlsCfg, err := loadTLS(n.cfg, n.log)
+	tlsCfg, err := auth.ServerTLS(n.cfg.TLSCertFile, n.cfg.TLSKeyFile, n.log)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
 		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "" || n.tokens != nil, "agent_tokens", n.tokenCount())
-	if n.cfg.Token == "" && n.tokens == nil && !isLoopbackHost(n.surface.bindHost) {
+	if n.cfg.Token == "" && n.tokens == nil && !auth.IsLoopbackHost(n.surface.bindHost) {
 		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
 			"host", n.surface.bindHost)
 	}

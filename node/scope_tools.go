@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -21,8 +22,8 @@ import (
 var errNoIdentity = errors.New("no caller identity on the request (agent tokens are configured)")
 
 // caller returns the identity of ctx's request (nil: full access).
-func (t *mcpTools) caller(ctx context.Context) (*identity, error) {
-	id := identityFrom(ctx)
+func (t *mcpTools) caller(ctx context.Context) (*auth.Identity, error) {
+	id := auth.IdentityFrom(ctx)
 	if id == nil && t.requireIdentity {
 		return nil, errNoIdentity
 	}
@@ -33,12 +34,12 @@ func (t *mcpTools) caller(ctx context.Context) (*identity, error) {
 // caller's token may not make.
 func (t *mcpTools) checkWriter(ctx context.Context, field, agent string) error {
 	id, err := t.caller(ctx)
-	if err != nil || id.mayWriteAs(agent) {
+	if err != nil || id.MayWriteAs(agent) {
 		return err
 	}
-	t.logger.Warn("write refused: the token may not write as this name", "field", field, "agent", agent, "token_name", id.name)
+	t.logger.Warn("write refused: the token may not write as this name", "field", field, "agent", agent, "token_name", id.Name())
 	return toolFailure(fmt.Sprintf("%s %s is not a name %s may write as (it may write as: %s)",
-		field, rules.Repr(agent), id.label(), id.writeAsList()))
+		field, rules.Repr(agent), id.Label(), id.WriteAsList()))
 }
 
 // readScope is the caller's read scope (nil: everything).
@@ -47,7 +48,7 @@ func (t *mcpTools) readScope(ctx context.Context) (*store.ReadScope, error) {
 	if err != nil {
 		return nil, err
 	}
-	return id.readScope(), nil
+	return id.ReadScope(), nil
 }
 
 // checkArtifactsVisible refuses to attach an artifact the caller may not
@@ -87,8 +88,8 @@ func (t *mcpTools) visible(ctx context.Context, id string, artifact bool) (bool,
 // checkAdmin refuses a tool that only an admin token may call.
 func (t *mcpTools) checkAdmin(ctx context.Context, tool, why string) error {
 	id, err := t.caller(ctx)
-	if err != nil || !id.scoped() {
+	if err != nil || !id.Scoped() {
 		return err
 	}
-	return toolFailure(fmt.Sprintf("%s needs an admin token: %s (%s is an agent token)", tool, why, id.label()))
+	return toolFailure(fmt.Sprintf("%s needs an admin token: %s (%s is an agent token)", tool, why, id.Label()))
 }

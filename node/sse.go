@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/rules"
 )
@@ -83,7 +84,7 @@ func (s *surface) openCursor(ctx context.Context, q query, lastEventID string) (
 	}
 	c := &streamCursor{f: f}
 	c.f.Limit = sseBatchLimit
-	c.f.Scope = identityFrom(ctx).readScope()
+	c.f.Scope = auth.IdentityFrom(ctx).ReadScope()
 	switch {
 	case q["since_event_id"] != "":
 		c.f.SinceEventID = q["since_event_id"]

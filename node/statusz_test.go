@@ -144,16 +144,6 @@ func TestConfig_Validate(t *testing.T) {
 			t.Fatalf("fixed public bind: %v", err)
 		}
 	}
-	for _, h := range []string{"127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"} {
-		if !isLoopbackHost(h) {
-			t.Errorf("%s is loopback", h)
-		}
-	}
-	for _, h := range []string{"", "0.0.0.0", "::", "10.0.0.1", "example.com"} {
-		if isLoopbackHost(h) {
-			t.Errorf("%s is not loopback", h)
-		}
-	}
 }
 
 func TestPyInt(t *testing.T) {

@@ -1,4 +1,4 @@
-package node
+package auth
 
 import (
 	"crypto/tls"
@@ -32,7 +32,7 @@ func TestMeshCATransport_FollowsTheCAFile(t *testing.T) {
 	oldHub, newHub := hub(oldCA), hub(newCA)
 	caFile := t.TempDir() + "/mesh-ca.pem"
 	copyFile(t, oldCA.CertFile, caFile)
-	tr, err := meshCATransport(caFile, slog.New(slog.DiscardHandler))
+	tr, err := MeshCATransport(caFile, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package node
+package auth
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/credentials"
 )
 
-// peerTLS is the mutual TLS of replication (--tls-ca): every node
+// PeerTLS is the mutual TLS of replication (--tls-ca): every node
 // presents the key pair of --tls-cert/--tls-key, the same pair HTTPS
 // serves, and accepts a peer, dialing or dialed, only when its
 // certificate chains to the CA of --tls-ca. A dialing node also checks
@@ -27,7 +27,7 @@ import (
 // again when one changed (tls_reload.go), so a renewed certificate or CA
 // takes effect without a restart; a file that cannot be read then keeps
 // the previous contents in use and is logged.
-type peerTLS struct {
+type PeerTLS struct {
 	files    *reloading[peerMaterial]
 	log      *slog.Logger
 	failures *prometheus.CounterVec // by side
@@ -39,20 +39,26 @@ type peerMaterial struct {
 	pool *x509.CertPool
 }
 
-// newPeerTLS reads the files once; an error here stops the node.
-func newPeerTLS(cfg Config, log *slog.Logger, reg prometheus.Registerer) (*peerTLS, error) {
-	t := &peerTLS{log: log.With("component", "replication-tls")}
+// PeerFiles are the files of replication's mutual TLS: the node's key
+// pair (--tls-cert, --tls-key) and the mesh CA (--tls-ca).
+type PeerFiles struct {
+	Cert, Key, CA string
+}
+
+// NewPeerTLS reads the files once; an error here stops the node.
+func NewPeerTLS(f PeerFiles, log *slog.Logger, reg prometheus.Registerer) (*PeerTLS, error) {
+	t := &PeerTLS{log: log.With("component", "replication-tls")}
 	files, err := newReloading("replication TLS", t.log, func() (peerMaterial, error) {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+		cert, err := tls.LoadX509KeyPair(f.Cert, f.Key)
 		if err != nil {
 			return peerMaterial{}, fmt.Errorf("replication TLS: load --tls-cert/--tls-key: %w", err)
 		}
-		pool, err := loadCAPool(cfg.TLSCAFile)
+		pool, err := loadCAPool(f.CA)
 		if err != nil {
 			return peerMaterial{}, err
 		}
 		return peerMaterial{cert: &cert, pool: pool}, nil
-	}, cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile)
+	}, f.Cert, f.Key, f.CA)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +76,7 @@ func newPeerTLS(cfg Config, log *slog.Logger, reg prometheus.Registerer) (*peerT
 // by peers trusting the same CA: not issued by it, or without the client
 // or server key usage (an HTTPS certificate of a public CA, say). It only
 // warns: during a CA rotation the peers' files may differ from this one.
-func (t *peerTLS) checkOwn() {
+func (t *PeerTLS) checkOwn() {
 	cur := t.files.current()
 	leaf := cur.cert.Leaf
 	if leaf == nil {
@@ -107,7 +113,7 @@ func loadCAPool(path string) (*x509.CertPool, error) {
 // serverConfig is the TLS of one inbound handshake: a client certificate
 // is required and checked against the CA by verifyClient, which names
 // the certificate in its error.
-func (t *peerTLS) serverConfig() *tls.Config {
+func (t *PeerTLS) serverConfig() *tls.Config {
 	cur := t.files.current()
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS12,
@@ -123,7 +129,7 @@ func (t *peerTLS) serverConfig() *tls.Config {
 // present a certificate from the CA naming the dialed host, and this
 // node always offers its own (even when the server's list of acceptable
 // CAs does not match it, so the server can say why it refuses it).
-func (t *peerTLS) clientConfig() *tls.Config {
+func (t *PeerTLS) clientConfig() *tls.Config {
 	cur := t.files.current()
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
@@ -167,13 +173,13 @@ func verifyClient(pool *x509.CertPool) func([][]byte, [][]*x509.Certificate) err
 	}
 }
 
-// credentials returns the gRPC transport credentials of both sides.
-func (t *peerTLS) credentials() credentials.TransportCredentials { return peerCreds{t: t} }
+// Credentials returns the gRPC transport credentials of both sides.
+func (t *PeerTLS) Credentials() credentials.TransportCredentials { return peerCreds{t: t} }
 
 // peerCreds is gRPC's TLS (credentials.NewTLS) with a configuration
 // built per handshake from the current files, and each failure logged
 // with the peer it concerns and counted.
-type peerCreds struct{ t *peerTLS }
+type peerCreds struct{ t *PeerTLS }
 
 func (c peerCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := credentials.NewTLS(c.t.clientConfig()).ClientHandshake(ctx, authority, raw)

@@ -1,18 +1,12 @@
-package node
+package auth
 
 import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"io"
-	"log"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +20,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/lsnode/lsnode/internal/testpki"
-	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
 // logBuffer collects slog text lines for assertions.
@@ -47,9 +40,9 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// tlsSide is one peerTLS with its logs and metrics.
+// tlsSide is one PeerTLS with its logs and metrics.
 type tlsSide struct {
-	pt   *peerTLS
+	pt   *PeerTLS
 	logs *logBuffer
 	reg  *prometheus.Registry
 }
@@ -60,8 +53,7 @@ type tlsFiles struct{ cert, key, ca string }
 func newTLSSide(t *testing.T, f tlsFiles) *tlsSide {
 	t.Helper()
 	s := &tlsSide{logs: &logBuffer{}, reg: prometheus.NewRegistry()}
-	cfg := Config{TLSCertFile: f.cert, TLSKeyFile: f.key, TLSCAFile: f.ca}
-	pt, err := newPeerTLS(cfg, slog.New(slog.NewTextHandler(s.logs, nil)), s.reg)
+	pt, err := NewPeerTLS(PeerFiles{Cert: f.cert, Key: f.key, CA: f.ca}, slog.New(slog.NewTextHandler(s.logs, nil)), s.reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +92,7 @@ func serveTLS(t *testing.T, s *tlsSide) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer(grpc.Creds(s.pt.credentials()))
+	srv := grpc.NewServer(grpc.Creds(s.pt.Credentials()))
 	healthpb.RegisterHealthServer(srv, health.NewServer())
 	done := make(chan struct{})
 	go func() {
@@ -146,7 +138,7 @@ func TestPeerTLS_AcceptsCASignedPeers(t *testing.T) {
 	srv := newTLSSide(t, mustIssue(t, ca, "node-a"))
 	cli := newTLSSide(t, mustIssue(t, ca, "node-b"))
 	addr := serveTLS(t, srv)
-	if err := check(t, addr, cli.pt.credentials()); err != nil {
+	if err := check(t, addr, cli.pt.Credentials()); err != nil {
 		t.Fatalf("CA-signed peer refused: %v", err)
 	}
 	if srv.failures(t, "server") != 0 || cli.failures(t, "client") != 0 {
@@ -161,7 +153,7 @@ func TestPeerTLS_RefusesClientFromAnotherCA(t *testing.T) {
 	cert, key := other.Issue(t, "stranger")
 	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	addr := serveTLS(t, srv)
-	err := check(t, addr, cli.pt.credentials())
+	err := check(t, addr, cli.pt.Credentials())
 	if err == nil || !strings.Contains(err.Error(), "remote error: tls: ") {
 		t.Fatalf("client error = %v, want the server's TLS alert", err)
 	}
@@ -184,7 +176,7 @@ func TestPeerTLS_RefusesSelfSignedAndMissingCertificates(t *testing.T) {
 	self := testpki.NewCA(t, "self")
 	cert, key := self.Issue(t, "self")
 	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
-	if err := check(t, addr, cli.pt.credentials()); err == nil {
+	if err := check(t, addr, cli.pt.Credentials()); err == nil {
 		t.Fatal("self-signed peer accepted")
 	}
 	waitLog(t, srv, `issued by \"CN=self\" is not accepted by --tls-ca`)
@@ -231,7 +223,7 @@ func TestPeerTLS_RefusesServerFromAnotherCA(t *testing.T) {
 	srv := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
 	cli := newTLSSide(t, mustIssue(t, ca, "node-b"))
 	addr := serveTLS(t, srv)
-	err := check(t, addr, cli.pt.credentials())
+	err := check(t, addr, cli.pt.Credentials())
 	if err == nil || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
 		t.Fatalf("client error = %v, want the unknown authority", err)
 	}
@@ -251,14 +243,14 @@ func TestPeerTLS_ReloadsChangedFiles(t *testing.T) {
 	addr := serveTLS(t, srv)
 	cert, key := next.Issue(t, "node-c")
 	cli := newTLSSide(t, tlsFiles{cert, key, ca.CertFile})
-	if err := check(t, addr, cli.pt.credentials()); err == nil {
+	if err := check(t, addr, cli.pt.Credentials()); err == nil {
 		t.Fatal("peer of the next CA accepted before the server trusts it")
 	}
 	both := append(mustRead(t, ca.CertFile), mustRead(t, next.CertFile)...)
 	if err := os.WriteFile(ca.CertFile, both, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := check(t, addr, cli.pt.credentials()); err != nil {
+	if err := check(t, addr, cli.pt.Credentials()); err != nil {
 		t.Fatalf("after the CA file gained the next CA: %v", err)
 	}
 	waitLog(t, srv, "replication TLS files changed")
@@ -279,8 +271,7 @@ func TestPeerTLS_StartupErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{TLSCertFile: tc.cert, TLSKeyFile: tc.key, TLSCAFile: tc.ca}
-			_, err := newPeerTLS(cfg, slog.New(slog.NewTextHandler(&logBuffer{}, nil)), prometheus.NewRegistry())
+			_, err := NewPeerTLS(PeerFiles{Cert: tc.cert, Key: tc.key, CA: tc.ca}, slog.New(slog.NewTextHandler(&logBuffer{}, nil)), prometheus.NewRegistry())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -314,148 +305,4 @@ func writeTempFile(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return f.Name()
-}
-
-func TestConfig_ValidateTLSCA(t *testing.T) {
-	cases := []struct {
-		name   string
-		mutate func(*Config)
-	}{
-		{"ca without key pair", func(c *Config) { c.TLSCAFile, c.GRPCAddr = "ca.pem", "127.0.0.1:0" }},
-		{"ca without grpc", func(c *Config) { c.TLSCAFile, c.TLSCertFile, c.TLSKeyFile = "ca.pem", "c.pem", "k.pem" }},
-	}
-	for _, tc := range cases {
-		c := DefaultConfig()
-		tc.mutate(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--tls-ca needs --tls-cert, --tls-key and --grpc") {
-			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-	c := DefaultConfig()
-	c.TLSCAFile, c.TLSCertFile, c.TLSKeyFile, c.GRPCAddr = "ca.pem", "c.pem", "k.pem", "127.0.0.1:0"
-	if err := c.Validate(); err != nil {
-		t.Fatalf("complete mutual TLS config: %v", err)
-	}
-}
-
-// A missing HTTPS or replication TLS file stops the node at start with an
-// error naming the file.
-func TestNode_TLSMissingFiles(t *testing.T) {
-	ca := testpki.NewCA(t, "mesh")
-	cert, key := ca.Issue(t, "node-a")
-	cases := []struct {
-		name           string
-		cert, key, caf string
-		want           string
-	}{
-		{"missing cert", "/nonexistent/cert.pem", key, "", "HTTPS key pair: stat /nonexistent/cert.pem"},
-		{"missing ca", cert, key, "/nonexistent/ca.pem", "replication TLS: stat /nonexistent/ca.pem"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.DataDir, cfg.HTTPAddr, cfg.GRPCAddr = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
-			cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = tc.cert, tc.key, tc.caf
-			n, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = n.Start(context.Background())
-			if err == nil {
-				_ = n.Shutdown(context.Background())
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Start: %v, want %q", err, tc.want)
-			}
-		})
-	}
-}
-
-// HTTPS serves a renewed certificate once its files are replaced, with no
-// restart: the issuer seen by a client changes from the old CA to the new.
-func TestNode_TLSReloadsRenewedCertificate(t *testing.T) {
-	oldCA, newCA := testpki.NewCA(t, "old-ca"), testpki.NewCA(t, "new-ca")
-	cert, key := oldCA.Issue(t, "node-a")
-	n := htStart(t, func(c *Config) { c.TLSCertFile, c.TLSKeyFile = cert, key })
-	pool, err := loadCAPool(oldCA.CertFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newPool, err := loadCAPool(newCA.CertFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuer := func(roots *x509.CertPool) (string, error) {
-		// A fresh transport per call: a reused connection would show the
-		// certificate of its own handshake.
-		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
-		defer tr.CloseIdleConnections()
-		resp, err := (&http.Client{Transport: tr}).Get(n.URL() + "/healthz")
-		if err != nil {
-			return "", err
-		}
-		resp.Body.Close()
-		return resp.TLS.PeerCertificates[0].Issuer.CommonName, nil
-	}
-	if got, err := issuer(pool); err != nil || got != "old-ca" {
-		t.Fatalf("before renewal: issuer %q, %v", got, err)
-	}
-	// Renew as certificate tools do: new files renamed into place.
-	renewedCert, renewedKey := newCA.Issue(t, "node-a")
-	for from, to := range map[string]string{renewedCert: cert, renewedKey: key} {
-		if err := os.Rename(from, to); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := issuer(newPool); err != nil || got != "new-ca" {
-		t.Fatalf("after renewal: issuer %q, %v", got, err)
-	}
-}
-
-// With --tls-ca, the pull from peers.json trusts https peers whose
-// certificate the mesh CA signed (a Python hub behind the mesh's PKI).
-func TestNode_HTTPPullTrustsMeshCA(t *testing.T) {
-	ca := testpki.NewCA(t, "mesh")
-	hub := fakehub.New(fakehub.Config{Seed: 7})
-	if _, err := hub.Append(fakehub.Write{Type: "note", Stream: "s", Room: "main", FromAgent: "py@hub", Body: "over https"}); err != nil {
-		t.Fatal(err)
-	}
-	hubCert, hubKey := ca.Issue(t, "python-hub")
-	pair, err := tls.LoadX509KeyPair(hubCert, hubKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(hub.Handler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusting node's failed handshakes
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-
-	cert, key := ca.Issue(t, "node-a")
-	dataDir := t.TempDir()
-	peers := `{"peers": [{"name": "py", "url": "` + srv.URL + `"}]}`
-	if err := os.WriteFile(filepath.Join(dataDir, "peers.json"), []byte(peers), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	n := htStart(t, func(c *Config) {
-		c.DataDir, c.GRPCAddr = dataDir, "127.0.0.1:0"
-		c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile = cert, key, ca.CertFile
-	})
-	htEventually(t, "the hub's event pulled over https", func() bool {
-		return n.Store().VersionVector()[hub.ReplicaID()] >= 1
-	})
-
-	// Without --tls-ca the same pull fails on the unknown authority.
-	plainDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(plainDir, "peers.json"), []byte(peers), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	plain := htStart(t, func(c *Config) { c.DataDir = plainDir })
-	htEventually(t, "the pull without --tls-ca to fail on the certificate", func() bool {
-		st := plain.httpPull.Status()
-		return len(st) == 1 && strings.Contains(st[0].LastError, "certificate signed by unknown authority")
-	})
-	if plain.Store().VersionVector()[hub.ReplicaID()] != 0 {
-		t.Fatal("pulled from an https peer of an untrusted CA")
-	}
 }

@@ -1,13 +1,11 @@
-package node
+package auth
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"path"
+	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/lsnode/lsnode/store"
@@ -22,14 +20,14 @@ type TokenTable struct {
 // tokenGrant is one token, kept only as its SHA-256 digest.
 type tokenGrant struct {
 	digest [sha256.Size]byte
-	id     *identity
+	id     *Identity
 }
 
 // Len is the number of tokens.
 func (t *TokenTable) Len() int { return len(t.grants) }
 
 func (t *TokenTable) add(e tokenEntry) {
-	id := &identity{name: e.Name, admin: e.Admin, writeAs: slices.Clone(e.WriteAs)}
+	id := &Identity{name: e.Name, admin: e.Admin, writeAs: slices.Clone(e.WriteAs)}
 	if !e.Admin {
 		id.read = readScopeOf(e.Read, e.WriteAs)
 	}
@@ -57,7 +55,7 @@ func readScopeOf(r *readSpec, writeAs []string) *store.ReadScope {
 // matches. Every entry is compared, digest against digest in constant
 // time, so the time taken says nothing about which entry (or how much of
 // one) matched.
-func (t *TokenTable) lookup(token string) *identity {
+func (t *TokenTable) lookup(token string) *Identity {
 	presented := sha256.Sum256([]byte(token))
 	found := -1
 	for i := range t.grants {
@@ -79,78 +77,51 @@ func (t *TokenTable) holds(token string) bool {
 // which would give one token two meanings.
 var errSharedInTable = errors.New("an entry repeats the shared token (--token-file, LSNODE_TOKEN): the shared token already has full access; remove the entry or change one of the two")
 
-// tokenHolder is the current table, swapped atomically on reload.
-type tokenHolder struct {
-	file string
-	cur  atomic.Pointer[TokenTable]
+// Tokens is the table of a tokens file in use, swapped atomically when
+// the file is read again: requests already authenticated keep the
+// identity they had, later ones use the new table.
+type Tokens struct {
+	file   string
+	shared string // the shared token, which no entry may repeat
+	cur    atomic.Pointer[TokenTable]
 }
 
-// identity is what an authenticated request may do. A nil *identity, as
-// the shared token and an unauthenticated loopback node give, may do
-// everything.
-type identity struct {
-	name    string
-	admin   bool
-	writeAs []string
-	read    *store.ReadScope // nil: everything
-}
-
-// scoped reports whether the identity is limited (not nil, not admin).
-func (id *identity) scoped() bool { return id != nil && !id.admin }
-
-// label names the identity in errors and logs, never by its token.
-func (id *identity) label() string {
-	if id.name == "" {
-		return "an unnamed agent token"
+// OpenTokens reads and checks the tokens file, refusing one that repeats
+// the shared token ("" for none).
+func OpenTokens(file, shared string) (*Tokens, error) {
+	t := &Tokens{file: file, shared: shared}
+	table, err := t.read()
+	if err != nil {
+		return nil, err
 	}
-	return "token " + `"` + id.name + `"`
+	t.cur.Store(table)
+	return t, nil
 }
 
-// mayWriteAs reports whether the identity may write as agent.
-func (id *identity) mayWriteAs(agent string) bool {
-	if !id.scoped() {
-		return true
+// File is the path of the tokens file.
+func (t *Tokens) File() string { return t.file }
+
+// Table is the table in use.
+func (t *Tokens) Table() *TokenTable { return t.cur.Load() }
+
+// Reload reads the file again and swaps the new table in; a file that is
+// invalid keeps the table in use and returns the error.
+func (t *Tokens) Reload() (*TokenTable, error) {
+	table, err := t.read()
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range id.writeAs {
-		if p == agent {
-			return true
-		}
-		if ok, err := path.Match(p, agent); err == nil && ok {
-			return true
-		}
-	}
-	return false
+	t.cur.Store(table)
+	return table, nil
 }
 
-// readScope is the store scope of the identity's reads (nil: all).
-func (id *identity) readScope() *store.ReadScope {
-	if !id.scoped() {
-		return nil
+func (t *Tokens) read() (*TokenTable, error) {
+	table, err := LoadTokens(t.file)
+	if err != nil {
+		return nil, err
 	}
-	return id.read
-}
-
-// writeAsList is the identity's write_as for error texts.
-func (id *identity) writeAsList() string {
-	if len(id.writeAs) == 0 {
-		return "none (it may only read)"
+	if t.shared != "" && table.holds(t.shared) {
+		return nil, fmt.Errorf("tokens file %s: %w", t.file, errSharedInTable)
 	}
-	return strings.Join(id.writeAs, ", ")
-}
-
-type identityKey struct{}
-
-// withIdentity carries the request's identity to the routes and tools.
-func withIdentity(ctx context.Context, id *identity) context.Context {
-	if id == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, identityKey{}, id)
-}
-
-// identityFrom is the identity of the request ctx belongs to; nil (full
-// access) outside an authenticated request.
-func identityFrom(ctx context.Context) *identity {
-	id, _ := ctx.Value(identityKey{}).(*identity)
-	return id
+	return table, nil
 }

@@ -1,4 +1,4 @@
-package node
+package auth
 
 import (
 	"encoding/json"
@@ -93,7 +93,7 @@ func TestParseTokens_Scopes(t *testing.T) {
 		if id == nil {
 			t.Fatalf("%s: not found", tc.token)
 		}
-		got := id.readScope()
+		got := id.ReadScope()
 		if (got == nil) != (tc.want == nil) || (got != nil && !sameScope(*got, *tc.want)) {
 			t.Errorf("%s: scope %+v, want %+v", tc.token, got, tc.want)
 		}
@@ -101,12 +101,12 @@ func TestParseTokens_Scopes(t *testing.T) {
 	if tbl.lookup("t-admi") != nil || tbl.lookup("") != nil || tbl.lookup("t-admin ") != nil {
 		t.Fatal("a near miss matched")
 	}
-	if !tbl.lookup("t-admin").mayWriteAs("anyone") || tbl.lookup("t-all").mayWriteAs("anyone") {
+	if !tbl.lookup("t-admin").MayWriteAs("anyone") || tbl.lookup("t-all").MayWriteAs("anyone") {
 		t.Fatal("admin writes as anyone; a read-all token without write_as writes as nobody")
 	}
 	mb := tbl.lookup("t-mailbox")
 	for name, want := range map[string]bool{"ci-7": true, "ci-": true, "ci": false, "ci-a/b": false, "xci-1": false} {
-		if mb.mayWriteAs(name) != want {
+		if mb.MayWriteAs(name) != want {
 			t.Errorf("ci-* may write as %q: %v, want %v", name, !want, want)
 		}
 	}
@@ -139,9 +139,9 @@ func TestLoadTokens_NamesTheFile(t *testing.T) {
 // FuzzParseTokens: any input is either refused with an error or gives a
 // table in which every entry's token finds its own identity, which may
 // write as each of its exact write_as names, and whose patterns are all
-// valid. Seeds: testdata/fuzz/FuzzParseTokens and the cases below.
+// valid. Seeds: testdata/fuzz/FuzzParseTokens (agent_and_admin is the
+// tokens file of the node's token matrix) and the cases below.
 func FuzzParseTokens(f *testing.F) {
-	f.Add([]byte(tkFile))
 	f.Add([]byte(`{"tokens": []}`))
 	f.Add([]byte(`{"tokens": [{"token": "a", "read": {"mailbox": true, "agents": ["x-*"], "streams": ["p/*"]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -162,7 +162,7 @@ func FuzzParseTokens(f *testing.F) {
 				t.Fatalf("entry %q: its token does not find it", e.Name)
 			}
 			for _, w := range e.WriteAs {
-				if !id.mayWriteAs(w) {
+				if !id.MayWriteAs(w) {
 					t.Fatalf("entry %q may not write as its own write_as %q", e.Name, w)
 				}
 			}
@@ -176,7 +176,7 @@ func FuzzParseTokens(f *testing.F) {
 					t.Fatal("empty write_as pattern accepted")
 				}
 			}
-			if sc := g.id.readScope(); sc != nil {
+			if sc := g.id.ReadScope(); sc != nil {
 				for _, p := range append(append([]string(nil), sc.Agents...), sc.Streams...) {
 					if !validPattern(p) {
 						t.Fatalf("invalid pattern %q accepted", p)
