@@ -11,6 +11,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -192,7 +193,7 @@ type Config struct {
 	// 0 disables it. Default 15 s (the Python hub's).
 	HTTPSyncInterval time.Duration
 	// Readiness holds the default thresholds of /readyz.
-	Readiness ReadyThresholds
+	Readiness httpapi.ReadyThresholds
 	// UnsignedOrigins is the policy for ops of origins that do not sign
 	// them (Python hubs, older nodes) and have no pinned key: "accept"
 	// (also "") or "refuse" (quarantined without consuming their slots).
@@ -242,7 +243,7 @@ func DefaultConfig() Config {
 		ClusterID:             DefaultClusterID,
 		HTTPSyncInterval:      DefaultHTTPSyncInterval,
 		MaxClockOffset:        DefaultMaxClockOffset,
-		Readiness:             DefaultReadyThresholds(),
+		Readiness:             httpapi.DefaultReadyThresholds(),
 	}
 }
 

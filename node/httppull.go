@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/httpapi"
 	lssync "github.com/lsnode/lsnode/sync"
 )
 
@@ -43,16 +43,16 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 
 // httpPeerStates renders the HTTP peers' estate in the Python shape, and
 // the profiles they relayed.
-func httpPeerStates(p *lssync.HTTPPuller) ([]PeerState, map[string]any) {
+func httpPeerStates(p *lssync.HTTPPuller) ([]httpapi.PeerState, map[string]any) {
 	if p == nil {
 		return nil, nil
 	}
-	var peers []PeerState
+	var peers []httpapi.PeerState
 	profiles := map[string]any{}
 	for _, s := range p.Status() {
-		ps := PeerState{
+		ps := httpapi.PeerState{
 			Name: s.Name, URL: s.URL, Synced: s.Synced, ReplicaID: s.ReplicaID, Reachable: s.Reachable,
-			LastError: s.LastError, LastErrorAt: pyTime(s.LastErrorAt), LastSuccessAt: pyTime(s.LastSuccessAt),
+			LastError: s.LastError, LastErrorAt: s.LastErrorAt, LastSuccessAt: s.LastSuccessAt,
 			LastPulledEvents: s.LastPulledEvents, LastPulledArtifacts: s.LastPulledArtifacts,
 			RemoteVersionVector: s.RemoteVersionVector,
 		}
@@ -65,12 +65,4 @@ func httpPeerStates(p *lssync.HTTPPuller) ([]PeerState, map[string]any) {
 		peers = append(peers, ps)
 	}
 	return peers, profiles
-}
-
-// pyTime renders a time as the Python hub's UTC stamp, "" for zero.
-func pyTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(pyTimeLayout)
 }

@@ -49,6 +49,13 @@ type MCPOptions struct {
 	// MaxWait bounds an event_wait: a longer timeout_ms times out at
 	// MaxWait. 0 keeps the hub's clamp of 300 s.
 	MaxWait time.Duration
+	// WriteTimeout bounds writing an answer: once the body is read, the
+	// connection's write deadline becomes MaxWait + WriteTimeout away, so
+	// that the longest event_wait can answer (mcpMount).
+	WriteTimeout time.Duration
+	// Waits caps the concurrent event_waits of one client (429 with
+	// Retry-After and a JSON-RPC error beyond it, mcpMount).
+	Waits WaitSlots
 	// Version is serverInfo.version in the initialize answer. Default "dev".
 	Version string
 	// MaxRequestBytes bounds a request body. Default 16 MiB, the hub's

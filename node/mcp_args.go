@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lsnode/lsnode/node/internal/pyint"
 )
 
 // transportOnlyArg is an internal transport argument of the Python hub that
@@ -194,9 +196,9 @@ func pyIntArg(v any) (any, bool) {
 
 // pyParseInt parses a string as Python's int(str) does for decimal text:
 // surrounding whitespace, an optional sign, decimal digits of any script
-// (pyIntText) with single underscores between them.
+// (pyint.Text) with single underscores between them.
 func pyParseInt(s string) (any, bool) {
-	s = pyIntText(s)
+	s = pyint.Text(s)
 	sign := ""
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		if s[0] == '-' {

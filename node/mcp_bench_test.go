@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -22,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/httpapi"
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -59,10 +60,10 @@ func BenchmarkMCPAppend(b *testing.B) {
 func benchRawInsert(b *testing.B) {
 	raw := openRawTable(b)
 	b.ResetTimer()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	elapsed := raw.insert(b, b.N)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rows/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // rawTable inserts rows as store.BenchmarkRawInsert does: bare
@@ -185,7 +186,7 @@ func benchDirectAppend(b *testing.B) {
 	in := store.AppendInput{Type: "bench.append", Stream: "project/bench", Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: "hello"}
 	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
-	cpu, start := startCPU(), time.Now()
+	cpu, start := nodetest.StartCPU(), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := st.Append(context.Background(), in); err != nil {
@@ -195,7 +196,7 @@ func benchDirectAppend(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // benchAppend runs the load against a node surface on st (nil: a real
@@ -256,13 +257,13 @@ func reportWritesPerCommit(b *testing.B, reg *prometheus.Registry) {
 // and the CPU per call.
 func runBenchLoad(b *testing.B, target loadTarget) {
 	b.ResetTimer()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	elapsed, err := runLoad(target, benchClients, b.N)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // benchSurface serves st at POST /mcp through the node's HTTP surface and
@@ -273,22 +274,29 @@ func benchSurface(b *testing.B, st MCPStore) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := benchNode(b, st, ln.Addr().(*net.TCPAddr).Port)
-	return serveBench(b, ln, newHTTPServer(n.cfg, n.surface.handler(), n.log, nil))
+	cfg, h := benchHandlerOf(b, st, ln.Addr().(*net.TCPAddr).Port)
+	return serveBench(b, ln, httpapi.NewHTTPServer(cfg, h, nil))
 }
 
-// benchNode is a node whose HTTP surface, bound to port on loopback,
-// serves st at POST /mcp; nothing is started.
-func benchNode(b *testing.B, st MCPStore, port int) *Node {
+// benchNode is a node with benchToken as the shared token; nothing is
+// started.
+func benchNode(b *testing.B) *Node {
 	cfg := DefaultConfig()
 	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
 	n, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	n.surface = n.newSurface("127.0.0.1", port, "http")
-	n.surface.mcp = n.newMCPHandler(st)
 	return n
+}
+
+// benchHandlerOf is the root handler of a bench node's surfaces, bound to
+// port on loopback, serving st at POST /mcp, and the surface's
+// configuration.
+func benchHandlerOf(b *testing.B, st MCPStore, port int) (httpapi.Config, http.Handler) {
+	n := benchNode(b)
+	cfg := n.httpConfig("127.0.0.1", port, "http")
+	return cfg, n.surfaces(cfg, st)
 }
 
 // BenchmarkMCPHandler is the CPU of one tool call in the node's handler
@@ -325,7 +333,7 @@ func BenchmarkMCPHandler(b *testing.B) {
 // benchHandler runs body through the handler of a node serving st until
 // the benchmark ends; every answer must be a 200 holding want.
 func benchHandler(b *testing.B, st MCPStore, body, want string) {
-	h := benchNode(b, st, 8765).surface.handler()
+	_, h := benchHandlerOf(b, st, 8765)
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -336,7 +344,7 @@ func benchHandler(b *testing.B, st MCPStore, body, want string) {
 	r.Header.Set("Content-Type", "application/json")
 	w := &keepWriter{header: http.Header{}}
 	b.ReportAllocs()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	for b.Loop() {
 		r.Body = io.NopCloser(strings.NewReader(body))
 		clear(w.header)
@@ -347,7 +355,7 @@ func benchHandler(b *testing.B, st MCPStore, body, want string) {
 		}
 	}
 	b.ReportMetric(float64(len(w.body)), "answer-bytes")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // keepWriter is a ResponseWriter that keeps the status and the body.
@@ -428,7 +436,7 @@ func benchCanned(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
 	})
-	base := serveBench(b, ln, newHTTPServer(DefaultConfig(), canned, slog.New(slog.DiscardHandler), nil))
+	base := serveBench(b, ln, httpapi.NewHTTPServer(benchNode(b).httpConfig("127.0.0.1", 0, "http"), canned, nil))
 	runBenchLoad(b, newLoadTarget(base, ""))
 }
 
@@ -521,22 +529,3 @@ func percentile(d []time.Duration, q float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// cpuMeter reports the process's CPU time per op (client, server and
-// store together, as all run in the benchmark process): a figure that
-// moves less with other processes' load than a rate does.
-type cpuMeter struct {
-	start time.Duration
-	ok    bool
-}
-
-func startCPU() cpuMeter {
-	start, ok := processCPU()
-	return cpuMeter{start, ok}
-}
-
-func (m cpuMeter) report(b *testing.B) {
-	if end, ok := processCPU(); ok && m.ok {
-		b.ReportMetric(float64((end-m.start)/time.Microsecond)/float64(b.N), "cpu-us/op")
-	}
-}

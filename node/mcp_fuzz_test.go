@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -30,7 +31,7 @@ func fuzzTools(f *testing.F, readOnly bool) (*mcpTools, *store.Store) {
 	drained, cancel := context.WithCancel(context.Background())
 	cancel()
 	return &mcpTools{
-		log: st, readOnly: readOnly, drain: drained, logger: discardLogger(),
+		log: st, readOnly: readOnly, drain: drained, logger: nodetest.DiscardLogger(),
 		roster:  func(context.Context) (any, error) { return map[string]any{"peers": []any{}}, nil },
 		metrics: newMCPMetrics(nil),
 	}, st

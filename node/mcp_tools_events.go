@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/store/pyjson"
 	"github.com/lsnode/lsnode/store/rules"
@@ -129,7 +130,7 @@ func (t *mcpTools) eventList(ctx context.Context, a *callArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withNote(eventPage(nil, page, true), a), nil
+	return withNote(eventpage.Render(nil, page, true), a), nil
 }
 
 func (t *mcpTools) eventWait(ctx context.Context, a *callArgs) (any, error) {
@@ -157,7 +158,7 @@ func (t *mcpTools) eventWait(ctx context.Context, a *callArgs) (any, error) {
 	if timedOut {
 		page = store.ListResult{}
 	}
-	return withNote(eventPage(&timedOut, page, !timedOut), a), nil
+	return withNote(eventpage.Render(&timedOut, page, !timedOut), a), nil
 }
 
 // wait blocks until the store commits a match or the timeout passes. The
@@ -196,25 +197,7 @@ func (t *mcpTools) eventOwed(ctx context.Context, a *callArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eventPage(nil, store.ListResult{Events: events}, false), nil
-}
-
-// eventPage renders a list, wait or owed answer: timed_out first when
-// given, then events and count, then the cursor when asked for and known.
-func eventPage(timedOut *bool, page store.ListResult, withCursor bool) pyjson.Object {
-	events := make([]any, len(page.Events))
-	for i := range page.Events {
-		events[i] = page.Events[i]
-	}
-	var out pyjson.Object
-	if timedOut != nil {
-		out = append(out, pyjson.Member{Key: "timed_out", Value: *timedOut})
-	}
-	out = append(out, pyjson.Member{Key: "events", Value: events}, pyjson.Member{Key: "count", Value: len(events)})
-	if withCursor && page.Cursor != "" {
-		out = append(out, pyjson.Member{Key: "cursor", Value: page.Cursor})
-	}
-	return out
+	return eventpage.Render(nil, store.ListResult{Events: events}, false), nil
 }
 
 // withNote adds the hub's from_agent note when the caller passed an

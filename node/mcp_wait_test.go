@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -126,7 +127,7 @@ func TestMCPWaitCallerGone(t *testing.T) {
 	}()
 	<-probe.entered
 	hangUp()
-	eventually(t, 10*time.Second, "the abandoned wait to return", func() bool {
+	nodetest.Eventually(t, 10*time.Second, "the abandoned wait to return", func() bool {
 		return callCount(t, h, toolEventWait, outcomeOK) == 1
 	})
 }
@@ -162,8 +163,8 @@ func callCount(t testing.TB, h *mcpHarness, tool, result string) float64 {
 func TestMCPWaitWithinMaxLongPoll(t *testing.T) {
 	n := htStart(t, func(c *Config) { c.MaxLongPoll = 100 * time.Millisecond; c.WriteTimeout = 2 * time.Second })
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_wait","arguments":{"to_agent":"nobody","timeout_ms":5000}}}`
-	r := htDo(t, n, htReq{method: "POST", path: "/mcp", body: body})
-	if r.status != 200 || !strings.Contains(r.body, `\"timed_out\": true`) {
-		t.Fatalf("%d %s", r.status, r.body)
+	r := nodetest.Do(t, n, nodetest.Req{Method: "POST", Path: "/mcp", Body: body})
+	if r.Status != 200 || !strings.Contains(r.Body, `\"timed_out\": true`) {
+		t.Fatalf("%d %s", r.Status, r.Body)
 	}
 }

@@ -10,31 +10,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
-// The tokens of the matrix: the shared token (htToken) plus a tokens file
-// with an agent token and an admin token.
+// The tokens of the matrix: the shared token plus the tokens file of the
+// token tests (nodetest.TokensFile), with an agent token and an admin
+// token.
 const (
-	tkAgent = "agent-pi-token"
-	tkAdmin = "admin-ops-token"
+	tkAgent = nodetest.AgentToken
+	tkAdmin = nodetest.AdminToken
 	tkWrong = "not-a-token"
+	tkFile  = nodetest.TokensFile
 )
-
-const tkFile = `{"tokens": [
-  {"token": "` + tkAgent + `", "name": "pi", "write_as": ["pi@laptop", "pi-*"], "read": "mailbox"},
-  {"token": "` + tkAdmin + `", "name": "ops", "admin": true}
-]}`
 
 // tkStart starts a node with the shared token and the matrix tokens file.
 func tkStart(t *testing.T, file string) *Node {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "tokens.json")
-	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := nodetest.WriteTokensFile(t, file)
 	return htStart(t, func(c *Config) {
-		c.Token = htToken
+		c.Token = nodetest.SharedToken
 		c.TokensFile = path
 	})
 }
@@ -43,7 +38,7 @@ func tkStart(t *testing.T, file string) *Node {
 type tkCaller struct{ name, token string }
 
 var tkCallers = []tkCaller{
-	{"none", ""}, {"wrong", tkWrong}, {"agent", tkAgent}, {"admin", tkAdmin}, {"shared", htToken},
+	{"none", ""}, {"wrong", tkWrong}, {"agent", tkAgent}, {"admin", tkAdmin}, {"shared", nodetest.SharedToken},
 }
 
 // tkRoutes are every HTTP route with the status each caller gets.
@@ -69,7 +64,7 @@ var tkRoutes = []struct {
 	{"GET", "/sync/peers", "", 401, 403, 200},
 	{"GET", "/sync/nope", "", 401, 404, 404},
 	{"GET", "/nope", "", 404, 404, 404},
-	{"POST", "/mcp", rpcToolsList, 401, 200, 200},
+	{"POST", "/mcp", nodetest.ToolsList, 401, 200, 200},
 	{"POST", "/nope", "{}", 401, 404, 404},
 }
 
@@ -90,18 +85,18 @@ func TestTokens_RouteMatrix(t *testing.T) {
 					want = rt.agent
 				}
 				if rt.path == "/logstream/stream" && want == 200 {
-					got, _ := htStatus(t, n, htReq{method: rt.method, path: rt.path, header: h})
+					got, _ := nodetest.Status(t, n, nodetest.Req{Method: rt.method, Path: rt.path, Header: h})
 					if got != want {
 						t.Fatalf("status %d, want %d", got, want)
 					}
 					return
 				}
-				r := htDo(t, n, htReq{method: rt.method, path: rt.path, body: rt.body, header: h})
-				if r.status != want {
-					t.Fatalf("status %d, want %d: %s", r.status, want, r.body)
+				r := nodetest.Do(t, n, nodetest.Req{Method: rt.method, Path: rt.path, Body: rt.body, Header: h})
+				if r.Status != want {
+					t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
 				}
-				if r.status == http.StatusForbidden {
-					msg, _ := htJSON(t, r)["error"].(string)
+				if r.Status == http.StatusForbidden {
+					msg, _ := nodetest.JSON(t, r)["error"].(string)
 					if !strings.Contains(msg, "needs an admin token") || !strings.Contains(msg, `"pi"`) {
 						t.Fatalf("403 error %q does not say an admin token is needed, naming the token", msg)
 					}
@@ -125,13 +120,13 @@ func tkCall(t *testing.T, n *Node, token, meta, tool, args string) rpcReply {
 		h["Authorization"] = "Bearer " + token
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, tool, args, meta)
-	r := htDo(t, n, htReq{method: http.MethodPost, path: "/mcp", body: body, header: h})
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d: %s", tool, r.status, r.body)
+	r := nodetest.Do(t, n, nodetest.Req{Method: http.MethodPost, Path: "/mcp", Body: body, Header: h})
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", tool, r.Status, r.Body)
 	}
 	var out rpcReply
-	if err := json.Unmarshal([]byte(r.body), &out); err != nil {
-		t.Fatalf("%s: decode %s: %v", tool, r.body, err)
+	if err := json.Unmarshal([]byte(r.Body), &out); err != nil {
+		t.Fatalf("%s: decode %s: %v", tool, r.Body, err)
 	}
 	return out
 }
@@ -148,8 +143,8 @@ func tkCounts(t *testing.T, n *Node) store.Stats {
 
 func TestTokens_WriteMatrix(t *testing.T) {
 	n := tkStart(t, tkFile)
-	target := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	hiddenTarget := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	target := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hiddenTarget := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	hidden, err := n.Store().PutArtifact(context.Background(), store.ArtifactInput{Kind: "note", CreatedBy: "eve", Content: "eve's"})
 	if err != nil {
 		t.Fatal(err)
@@ -230,9 +225,9 @@ func tkWrite(t *testing.T, n *Node, callers []tkCaller, meta, tool, self, other,
 
 func TestTokens_ReadMatrix(t *testing.T) {
 	n := tkStart(t, tkFile)
-	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "c1", Status: "open"})
-	broadcast := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "*"})
-	theirs := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve", CorrelationID: "c2", Status: "open"})
+	mine := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "c1", Status: "open"})
+	broadcast := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "*"})
+	theirs := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve", CorrelationID: "c2", Status: "open"})
 	ctx := context.Background()
 	put := func(by string, attachTo ...string) string {
 		a, err := n.Store().PutArtifact(ctx, store.ArtifactInput{Kind: "note", CreatedBy: by, Content: "by " + by + strings.Join(attachTo, ",")})
@@ -240,7 +235,7 @@ func TestTokens_ReadMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(attachTo) > 0 {
-			htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: attachTo[0], ArtifactIDs: []string{a.Artifact.ID}})
+			nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: attachTo[0], ArtifactIDs: []string{a.Artifact.ID}})
 		}
 		return a.Artifact.ID
 	}
@@ -270,8 +265,8 @@ func TestTokens_ReadMatrix(t *testing.T) {
 				if got := ids(call(toolEventWait, `{"timeout_ms":0,"limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("event_wait: %v, want %v", got, want)
 				}
-				r := htGet(t, n, "/logstream/events?limit=500", c.token)
-				if got := ids(htJSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
+				r := nodetest.Get(t, n, "/logstream/events?limit=500", c.token)
+				if got := ids(nodetest.JSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("/logstream/events: %v, want %v", got, want)
 				}
 				owed := ids(call(toolEventOwed, `{"agent":"eve"}`))
@@ -304,8 +299,8 @@ func TestTokens_ReadMatrix(t *testing.T) {
 // only the one it may.
 func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 	n := tkStart(t, tkFile)
-	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	start := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	p := tkCall(t, n, tkAgent, "", toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).payload(t)
 	if p["timed_out"] != true || p["count"].(json.Number).String() != "0" {
 		t.Fatalf("wait over a hidden event: %v, want a timeout", p)
@@ -317,9 +312,9 @@ func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 	// Hidden commits arrive (before or while the wait runs: either way it
 	// must not answer with them, nor early with nothing); then the visible one.
 	for range 3 {
-		htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+		nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	}
-	visible := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi-2"})
+	visible := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi-2"})
 	got := <-done
 	evs := got["events"].([]any)
 	if got["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != visible.ID {
@@ -330,16 +325,16 @@ func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 // A scoped SSE stream never sends an event outside the scope.
 func TestTokens_StreamFiltered(t *testing.T) {
 	n := tkStart(t, tkFile)
-	s := htOpenStream(t, n, "", map[string]string{"Authorization": "Bearer " + tkAgent})
-	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	htAppend(t, n, store.AppendInput{FromAgent: "eve", ToAgent: "boss", Stream: "private/eve"})
-	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	if f := s.nextEvent(t); f.ID != mine.ID {
+	s := nodetest.OpenStream(t, n, "", map[string]string{"Authorization": "Bearer " + tkAgent})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "eve", ToAgent: "boss", Stream: "private/eve"})
+	mine := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	if f := s.NextEvent(t); f.ID != mine.ID {
 		t.Fatalf("stream sent %s first, want %s (the hidden events must be skipped)", f.ID, mine.ID)
 	}
-	admin := htOpenStream(t, n, "?since_event_id="+mine.ID, map[string]string{"Authorization": "Bearer " + tkAdmin})
-	last := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	if f := admin.nextEvent(t); f.ID != last.ID {
+	admin := nodetest.OpenStream(t, n, "?since_event_id="+mine.ID, map[string]string{"Authorization": "Bearer " + tkAdmin})
+	last := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	if f := admin.NextEvent(t); f.ID != last.ID {
 		t.Fatalf("admin stream sent %s, want %s", f.ID, last.ID)
 	}
 }
@@ -352,9 +347,9 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := htStart(t, func(c *Config) { c.TokensFile = path })
-	for _, tok := range []string{"", htToken, "x"} {
-		if r := htGet(t, n, "/logstream/events", tok); r.status != http.StatusUnauthorized {
-			t.Fatalf("token %q on an empty table: %d", tok, r.status)
+	for _, tok := range []string{"", nodetest.SharedToken, "x"} {
+		if r := nodetest.Get(t, n, "/logstream/events", tok); r.Status != http.StatusUnauthorized {
+			t.Fatalf("token %q on an empty table: %d", tok, r.Status)
 		}
 	}
 	if err := os.WriteFile(path, []byte(`{"tokens": [{"token": "`+tkAgent+`", "write_as": ["pi@laptop"]}]}`), 0o600); err != nil {
@@ -363,26 +358,26 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 	if err := n.ReloadTokens(); err != nil {
 		t.Fatal(err)
 	}
-	if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
-		t.Fatalf("after reload: %d %s", r.status, r.body)
+	if r := nodetest.Get(t, n, "/logstream/events", tkAgent); r.Status != 200 {
+		t.Fatalf("after reload: %d %s", r.Status, r.Body)
 	}
-	if r := htGet(t, n, "/metrics", tkAgent); r.status != http.StatusForbidden {
-		t.Fatalf("an unnamed agent token on /metrics: %d", r.status)
+	if r := nodetest.Get(t, n, "/metrics", tkAgent); r.Status != http.StatusForbidden {
+		t.Fatalf("an unnamed agent token on /metrics: %d", r.Status)
 	}
 }
 
 func TestTokens_ReloadKeepsTableOnError(t *testing.T) {
 	n := tkStart(t, tkFile)
 	path := n.cfg.TokensFile
-	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + htToken + `"}]}`} {
+	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + nodetest.SharedToken + `"}]}`} {
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := n.ReloadTokens(); err == nil {
 			t.Fatalf("reload of %s succeeded", bad)
 		}
-		if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
-			t.Fatalf("after a failed reload the old token stopped working: %d", r.status)
+		if r := nodetest.Get(t, n, "/logstream/events", tkAgent); r.Status != 200 {
+			t.Fatalf("after a failed reload the old token stopped working: %d", r.Status)
 		}
 	}
 }
@@ -427,14 +422,14 @@ func TestTokens_ToolsFailClosedWithoutIdentity(t *testing.T) {
 // may not see: over a hidden event it times out empty.
 func TestTokens_LongPollFiltered(t *testing.T) {
 	n := tkStart(t, tkFile)
-	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	hidden := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	start := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hidden := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	path := "/logstream/events?since_event_id=" + start.ID + "&wait_ms=200"
-	p := htJSON(t, htGet(t, n, path, tkAgent))
+	p := nodetest.JSON(t, nodetest.Get(t, n, path, tkAgent))
 	if p["timed_out"] != true || p["count"] != float64(0) {
 		t.Fatalf("agent long poll over a hidden event: %v", p)
 	}
-	p = htJSON(t, htGet(t, n, path, tkAdmin))
+	p = nodetest.JSON(t, nodetest.Get(t, n, path, tkAdmin))
 	evs, _ := p["events"].([]any)
 	if p["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != hidden.ID {
 		t.Fatalf("admin long poll: %v", p)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -139,9 +140,9 @@ func TestLoadTokens_NamesTheFile(t *testing.T) {
 // FuzzParseTokens: any input is either refused with an error or gives a
 // table in which every entry's token finds its own identity, which may
 // write as each of its exact write_as names, and whose patterns are all
-// valid. Seeds: testdata/fuzz/FuzzParseTokens (agent_and_admin is the
-// tokens file of the node's token matrix) and the cases below.
+// valid. Seeds: testdata/fuzz/FuzzParseTokens and the cases below.
 func FuzzParseTokens(f *testing.F) {
+	f.Add([]byte(nodetest.TokensFile))
 	f.Add([]byte(`{"tokens": []}`))
 	f.Add([]byte(`{"tokens": [{"token": "a", "read": {"mailbox": true, "agents": ["x-*"], "streams": ["p/*"]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
