@@ -6,6 +6,7 @@ import (
 
 	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/node/httpapi"
+	"github.com/lsnode/lsnode/node/mcp"
 	"github.com/lsnode/lsnode/node/membership"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -28,10 +29,28 @@ func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 }
 
 // surfaces builds the HTTP surface of apiCfg and the MCP tools on st,
-// mounted at POST /mcp, and returns the root handler.
-func (n *Node) surfaces(apiCfg httpapi.Config, st MCPStore) http.Handler {
+// mounted at POST /mcp, and returns the root handler. The tools share the
+// surface's per-client cap of waits and answer mempalace_mesh_peers with
+// its /sync/peers payload.
+func (n *Node) surfaces(apiCfg httpapi.Config, st mcp.Store) http.Handler {
 	n.api = httpapi.New(apiCfg)
-	return n.api.Handler(n.newMCPHandler(st, n.api.Waits()))
+	tools := mcp.NewHandler(mcp.Options{
+		Store:    st,
+		ReadOnly: n.cfg.ReadOnly,
+		Roster: func(ctx context.Context) (any, error) {
+			return n.api.PeersPayload(ctx), nil
+		},
+		Drain:           n.drain,
+		MaxWait:         n.cfg.MaxLongPoll,
+		WriteTimeout:    n.cfg.WriteTimeout,
+		Waits:           n.api.Waits(),
+		Version:         n.cfg.Version,
+		MaxRequestBytes: n.cfg.MaxRequestBytes,
+		Logger:          n.log,
+		RequireIdentity: n.tokens != nil,
+		Metrics:         n.reg,
+	})
+	return n.api.Handler(tools)
 }
 
 // meshState is what the HTTP routes read of replication and membership,

@@ -58,8 +58,9 @@ func TestClientLimits_WaitsShareOneCap(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
+	// -32000 is the hub's tool failure.
 	if err := json.Unmarshal([]byte(r.Body), &rpc); err != nil || r.Status != http.StatusTooManyRequests ||
-		r.Header.Get("Retry-After") != "5" || string(rpc.ID) != "9" || rpc.Error.Code != codeToolFailure ||
+		r.Header.Get("Retry-After") != "5" || string(rpc.ID) != "9" || rpc.Error.Code != -32000 ||
 		rpc.Error.Message != "too many concurrent waits from this client (limit 1); retry after 5 s" {
 		t.Fatalf("event_wait over the cap: %d %v %s", r.Status, r.Header, r.Body)
 	}
@@ -226,6 +227,19 @@ func TestSSE_DefaultCapsAnswerTheHubs503(t *testing.T) {
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/stream"})
 	if r.Status != 503 || r.Header.Get("Retry-After") != "5" || r.Header.Get("Content-Length") != "0" || r.Body != "" {
 		t.Fatalf("stream %d of one client: %d %v %q", DefaultSSEMaxClients+1, r.Status, r.Header, r.Body)
+	}
+}
+
+// TestMCPWaitWithinMaxLongPoll: a node whose MaxLongPoll is below the
+// hub's 300 s clamp ends an event_wait at MaxLongPoll with a timed-out
+// answer, instead of waiting past the write deadline it set from
+// MaxLongPoll and dropping the connection.
+func TestMCPWaitWithinMaxLongPoll(t *testing.T) {
+	n := htStart(t, func(c *Config) { c.MaxLongPoll = 100 * time.Millisecond; c.WriteTimeout = 2 * time.Second })
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_wait","arguments":{"to_agent":"nobody","timeout_ms":5000}}}`
+	r := nodetest.Do(t, n, nodetest.Req{Method: "POST", Path: "/mcp", Body: body})
+	if r.Status != 200 || !strings.Contains(r.Body, `\"timed_out\": true`) {
+		t.Fatalf("%d %s", r.Status, r.Body)
 	}
 }
 
