@@ -15,6 +15,10 @@ import (
 // host:port (the port actually bound).
 func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 	c := n.cfg
+	var integrity httpapi.Integrity // none before the store is open (benchmarks)
+	if n.integrity != nil {
+		integrity = integrityState{n.integrity}
+	}
 	return httpapi.Config{
 		Version: c.Version, DataDir: c.DataDir, ReadOnly: c.ReadOnly,
 		BindHost: host, Port: port, Scheme: scheme, ExtraAllowedHosts: c.ExtraAllowedHosts,
@@ -23,7 +27,7 @@ func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 		IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes,
 		MaxStreamsPerClient: c.MaxStreamsPerClient, MaxWaitsPerClient: c.MaxWaitsPerClient, Readiness: c.Readiness,
 		Store: n.store, Auth: auth.NewAuthenticator(c.Token, n.tokens), Roster: n.liveRoster,
-		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrityState{n.integrity},
+		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity,
 		Drain: n.drain, Logger: n.log, Registry: n.reg, Wall: n.wall,
 	}
 }

