@@ -13,6 +13,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/node/membership"
 	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 	lssync "github.com/lsnode/lsnode/sync"
@@ -95,17 +96,17 @@ func (n *Node) startCluster(ctx context.Context) error {
 // plaintext, with a warning on a non-loopback bind.
 func (n *Node) replicationTLS(scfg *grpcpeer.Config) ([]grpc.ServerOption, error) {
 	if n.cfg.TLSCAFile == "" {
-		if host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr); !isLoopbackHost(host) {
+		if host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr); !auth.IsLoopbackHost(host) {
 			n.log.Warn("replication is not encrypted on a non-loopback address; set --tls-ca with --tls-cert and --tls-key",
 				"grpc", n.cfg.GRPCAddr)
 		}
 		return nil, nil
 	}
-	pt, err := newPeerTLS(n.cfg, n.log, n.reg)
+	pt, err := auth.NewPeerTLS(auth.PeerFiles{Cert: n.cfg.TLSCertFile, Key: n.cfg.TLSKeyFile, CA: n.cfg.TLSCAFile}, n.log, n.reg)
 	if err != nil {
 		return nil, err
 	}
-	creds := pt.credentials()
+	creds := pt.Credentials()
 	scfg.DialOptions = append(scfg.DialOptions, grpc.WithTransportCredentials(creds))
 	return []grpc.ServerOption{grpc.Creds(creds)}, nil
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/internal/hostport"
+	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/node/membership"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -199,7 +200,7 @@ type Config struct {
 	// CLI reads). 0 means the puller's default, 30 s.
 	HTTPSyncTimeout time.Duration
 	// Readiness holds the default thresholds of /readyz.
-	Readiness ReadyThresholds
+	Readiness httpapi.ReadyThresholds
 	// UnsignedOrigins is the policy for ops of origins that do not sign
 	// them (Python hubs, older nodes) and have no pinned key: "accept"
 	// (also "") or "refuse" (quarantined without consuming their slots).
@@ -249,7 +250,7 @@ func DefaultConfig() Config {
 		ClusterID:             DefaultClusterID,
 		HTTPSyncInterval:      DefaultHTTPSyncInterval,
 		MaxClockOffset:        DefaultMaxClockOffset,
-		Readiness:             DefaultReadyThresholds(),
+		Readiness:             httpapi.DefaultReadyThresholds(),
 	}
 }
 
@@ -271,7 +272,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("config: HTTPAddr %q: %w", c.HTTPAddr, err)
 	}
-	if !isLoopbackHost(httpAddr.Host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
+	if !auth.IsLoopbackHost(httpAddr.Host) && c.Token == "" && c.TokensFile == "" && !c.AllowInsecureNoToken {
 		return ErrInsecureBind
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
@@ -335,11 +336,11 @@ func (c Config) Validate() error {
 // caller can refuse a bad one before anything touches the data dir (serve
 // does, before it locks the dir). Start reads them again.
 func (c Config) CheckFiles() error {
-	if _, err := loadTLS(c, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := auth.ServerTLS(c.TLSCertFile, c.TLSKeyFile, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
 	if c.TLSCAFile != "" {
-		if _, err := loadCAPool(c.TLSCAFile); err != nil {
+		if _, err := auth.LoadCAPool(c.TLSCAFile); err != nil {
 			return err
 		}
 	}
@@ -409,16 +410,4 @@ func (c Config) checkAddrs(httpAddr hostport.Addr) error {
 		}
 	}
 	return nil
-}
-
-// isLoopbackHost reports whether a bind host reaches only this machine:
-// "localhost" or a loopback IP literal (brackets allowed). "" binds every
-// interface and is not loopback.
-func isLoopbackHost(host string) bool {
-	h := strings.Trim(strings.ToLower(strings.TrimSpace(host)), "[]")
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

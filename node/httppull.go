@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"time"
 
+	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
@@ -25,7 +26,7 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
 	cfg.Integrity = n.integrity
 	if n.cfg.TLSCAFile != "" {
-		tr, err := meshCATransport(n.cfg.TLSCAFile, n.log)
+		tr, err := auth.MeshCATransport(n.cfg.TLSCAFile, n.log)
 		if err != nil {
 			return err
 		}
@@ -44,16 +45,16 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 
 // httpPeerStates renders the HTTP peers' estate in the Python shape, and
 // the profiles they relayed.
-func httpPeerStates(p *hubpull.Puller) ([]PeerState, map[string]any) {
+func httpPeerStates(p *hubpull.Puller) ([]httpapi.PeerState, map[string]any) {
 	if p == nil {
 		return nil, nil
 	}
-	var peers []PeerState
+	var peers []httpapi.PeerState
 	profiles := map[string]any{}
 	for _, s := range p.Status() {
-		ps := PeerState{
+		ps := httpapi.PeerState{
 			Name: s.Name, URL: s.URL, Synced: s.Synced, ReplicaID: s.ReplicaID, Reachable: s.Reachable,
-			LastError: s.LastError, LastErrorAt: pyTime(s.LastErrorAt), LastSuccessAt: pyTime(s.LastSuccessAt),
+			LastError: s.LastError, LastErrorAt: s.LastErrorAt, LastSuccessAt: s.LastSuccessAt,
 			LastPulledEvents: s.LastPulledEvents, LastPulledArtifacts: s.LastPulledArtifacts,
 			RemoteVersionVector: s.RemoteVersionVector,
 		}
@@ -66,12 +67,4 @@ func httpPeerStates(p *hubpull.Puller) ([]PeerState, map[string]any) {
 		peers = append(peers, ps)
 	}
 	return peers, profiles
-}
-
-// pyTime renders a time as the Python hub's UTC stamp, "" for zero.
-func pyTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(pyTimeLayout)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/lsnode/lsnode/store/pyjson"
 	"github.com/lsnode/lsnode/sync/integrity"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
@@ -38,20 +37,4 @@ func (n *Node) openIntegrity(ctx context.Context) (*integrity.Integrity, error) 
 		n.log.Info("minted the node's signing key", "path", path, "fingerprint", in.Fingerprint())
 	}
 	return in, nil
-}
-
-// integrityStatus is the integrity block of /statusz.
-func integrityStatus(in *integrity.Integrity) pyjson.Object {
-	if in == nil {
-		return nil
-	}
-	c := in.Counts()
-	return pyjson.Object{
-		{Key: "key_fingerprint", Value: in.Fingerprint()},
-		{Key: "unsigned_origins", Value: in.Policy().String()},
-		{Key: "ops_verified", Value: c.Verified},
-		{Key: "ops_refused", Value: c.Refused},
-		{Key: "key_conflicts", Value: c.KeyConflicts},
-		{Key: "ops_signed", Value: c.Signed},
-	}
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/node/membership"
 )
 
@@ -36,10 +38,10 @@ func testKey(fill byte) string {
 	return base64.StdEncoding.EncodeToString([]byte(strings.Repeat(string(fill), 32)))
 }
 
-func keysPost(t *testing.T, n *Node, body string) htResp {
+func keysPost(t *testing.T, n *Node, body string) nodetest.Resp {
 	t.Helper()
-	return htDo(t, n, htReq{method: http.MethodPost, path: "/lsnode/keys", body: body,
-		header: map[string]string{"Authorization": "Bearer " + keysToken, "Content-Type": "application/json"}})
+	return nodetest.Do(t, n, nodetest.Req{Method: http.MethodPost, Path: "/lsnode/keys", Body: body,
+		Header: map[string]string{"Authorization": "Bearer " + keysToken, "Content-Type": "application/json"}})
 }
 
 func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
@@ -50,7 +52,7 @@ func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
 	if _, err := b.cluster.members.Join([]string{a.cluster.members.LocalNode().Addr}); err != nil {
 		t.Fatalf("join: %v", err)
 	}
-	htEventually(t, "a sees b alive", func() bool {
+	nodetest.Eventually(t, 10*time.Second, "a sees b alive", func() bool {
 		for _, m := range a.cluster.members.Members() {
 			if m.Name == "b" && m.State == membership.StateAlive {
 				return true
@@ -60,17 +62,17 @@ func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
 	})
 
 	r := keysPost(t, a, `{"op": "install", "key": "`+newKey+`"}`)
-	if r.status != http.StatusOK {
-		t.Fatalf("install: %d %s", r.status, r.body)
+	if r.Status != http.StatusOK {
+		t.Fatalf("install: %d %s", r.Status, r.Body)
 	}
-	got := htJSON(t, r)
+	got := nodetest.JSON(t, r)
 	if got["members"] != 2.0 || got["succeeded"] != 2.0 {
-		t.Fatalf("install answer: %s", r.body)
+		t.Fatalf("install answer: %s", r.Body)
 	}
-	list := htGet(t, b, "/lsnode/keys", keysToken)
-	if list.status != http.StatusOK || !strings.Contains(list.body, `{"key": "`+newKey+`", "members": 2, "primary": 0}`) ||
-		!strings.Contains(list.body, `{"key": "`+oldKey+`", "members": 2, "primary": 2}`) {
-		t.Fatalf("list: %d %s", list.status, list.body)
+	list := nodetest.Get(t, b, "/lsnode/keys", keysToken)
+	if list.Status != http.StatusOK || !strings.Contains(list.Body, `{"key": "`+newKey+`", "members": 2, "primary": 0}`) ||
+		!strings.Contains(list.Body, `{"key": "`+oldKey+`", "members": 2, "primary": 2}`) {
+		t.Fatalf("list: %d %s", list.Status, list.Body)
 	}
 	saved, err := membership.LoadKeyringFile(fileA)
 	if err != nil || len(saved) != 2 || base64.StdEncoding.EncodeToString(saved[1]) != newKey {
@@ -78,8 +80,8 @@ func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
 	}
 
 	r = keysPost(t, a, `{"op": "remove", "key": "`+oldKey+`"}`)
-	if r.status != http.StatusConflict || !strings.Contains(r.body, "the key is the primary key") {
-		t.Fatalf("remove primary: %d %s", r.status, r.body)
+	if r.Status != http.StatusConflict || !strings.Contains(r.Body, "the key is the primary key") {
+		t.Fatalf("remove primary: %d %s", r.Status, r.Body)
 	}
 	for _, tc := range []struct {
 		body string
@@ -90,24 +92,24 @@ func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
 		{`not json`, http.StatusBadRequest},
 		{`{"op": "use", "key": "` + testKey('x') + `"}`, http.StatusConflict},
 	} {
-		if r := keysPost(t, a, tc.body); r.status != tc.want {
-			t.Errorf("%s: %d %s, want %d", tc.body, r.status, r.body, tc.want)
+		if r := keysPost(t, a, tc.body); r.Status != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.body, r.Status, r.Body, tc.want)
 		}
 	}
-	if r := htGet(t, a, "/lsnode/keys", ""); r.status != http.StatusUnauthorized {
-		t.Fatalf("no token: %d", r.status)
+	if r := nodetest.Get(t, a, "/lsnode/keys", ""); r.Status != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", r.Status)
 	}
 }
 
 func TestKeysRoute_RefusedWithoutEncryptedGossip(t *testing.T) {
 	plain := gossipNode(t, "plain", "")
-	if r := htGet(t, plain, "/lsnode/keys", keysToken); r.status != http.StatusConflict ||
-		!strings.Contains(r.body, "gossip is not encrypted") {
-		t.Fatalf("unencrypted gossip: %d %s", r.status, r.body)
+	if r := nodetest.Get(t, plain, "/lsnode/keys", keysToken); r.Status != http.StatusConflict ||
+		!strings.Contains(r.Body, "gossip is not encrypted") {
+		t.Fatalf("unencrypted gossip: %d %s", r.Status, r.Body)
 	}
 	single := htStart(t, func(c *Config) { c.Token = keysToken })
-	if r := htGet(t, single, "/lsnode/keys", keysToken); r.status != http.StatusConflict ||
-		!strings.Contains(r.body, "gossip is not enabled on this node") {
-		t.Fatalf("no gossip: %d %s", r.status, r.body)
+	if r := nodetest.Get(t, single, "/lsnode/keys", keysToken); r.Status != http.StatusConflict ||
+		!strings.Contains(r.Body, "gossip is not enabled on this node") {
+		t.Fatalf("no gossip: %d %s", r.Status, r.Body)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +20,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/httpapi"
+	"github.com/lsnode/lsnode/node/internal/nodetest"
+	"github.com/lsnode/lsnode/node/mcp"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -59,10 +60,10 @@ func BenchmarkMCPAppend(b *testing.B) {
 func benchRawInsert(b *testing.B) {
 	raw := openRawTable(b)
 	b.ResetTimer()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	elapsed := raw.insert(b, b.N)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rows/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // rawTable inserts rows as store.BenchmarkRawInsert does: bare
@@ -185,7 +186,7 @@ func benchDirectAppend(b *testing.B) {
 	in := store.AppendInput{Type: "bench.append", Stream: "project/bench", Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: "hello"}
 	b.SetParallelism(max(1, benchClients/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
-	cpu, start := startCPU(), time.Now()
+	cpu, start := nodetest.StartCPU(), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := st.Append(context.Background(), in); err != nil {
@@ -195,13 +196,13 @@ func benchDirectAppend(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // benchAppend runs the load against a node surface on st (nil: a real
 // store in a temp dir, with idle waits blocked in it on another stream)
 // and checks that the log took every call.
-func benchAppend(b *testing.B, st MCPStore, extra string, idle int) {
+func benchAppend(b *testing.B, st mcp.Store, extra string, idle int) {
 	var count func() int64
 	var reg *prometheus.Registry
 	if st == nil {
@@ -211,7 +212,7 @@ func benchAppend(b *testing.B, st MCPStore, extra string, idle int) {
 			b.Fatal(err)
 		}
 		defer real.Close()
-		defer idleWaits(b, real, idle)()
+		defer nodetest.IdleWaits(b, real, idle)()
 		st = real
 		count = func() int64 {
 			stats, err := real.Stats(context.Background())
@@ -256,39 +257,46 @@ func reportWritesPerCommit(b *testing.B, reg *prometheus.Registry) {
 // and the CPU per call.
 func runBenchLoad(b *testing.B, target loadTarget) {
 	b.ResetTimer()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	elapsed, err := runLoad(target, benchClients, b.N)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // benchSurface serves st at POST /mcp through the node's HTTP surface and
 // HTTP server, as Node.listen builds them, with benchToken as the shared
 // token; it returns the base URL.
-func benchSurface(b *testing.B, st MCPStore) string {
+func benchSurface(b *testing.B, st mcp.Store) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := benchNode(b, st, ln.Addr().(*net.TCPAddr).Port)
-	return serveBench(b, ln, newHTTPServer(n.cfg, n.surface.handler(), n.log, nil))
+	cfg, h := benchHandlerOf(b, st, ln.Addr().(*net.TCPAddr).Port)
+	return serveBench(b, ln, httpapi.NewHTTPServer(cfg, h, nil))
 }
 
-// benchNode is a node whose HTTP surface, bound to port on loopback,
-// serves st at POST /mcp; nothing is started.
-func benchNode(b *testing.B, st MCPStore, port int) *Node {
+// benchNode is a node with benchToken as the shared token; nothing is
+// started.
+func benchNode(b *testing.B) *Node {
 	cfg := DefaultConfig()
 	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
 	n, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	n.surface = n.newSurface("127.0.0.1", port, "http")
-	n.surface.mcp = n.newMCPHandler(st)
 	return n
+}
+
+// benchHandlerOf is the root handler of a bench node's surfaces, bound to
+// port on loopback, serving st at POST /mcp, and the surface's
+// configuration.
+func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Config, http.Handler) {
+	n := benchNode(b)
+	cfg := n.httpConfig("127.0.0.1", port, "http")
+	return cfg, n.surfaces(cfg, st)
 }
 
 // BenchmarkMCPHandler is the CPU of one tool call in the node's handler
@@ -324,8 +332,8 @@ func BenchmarkMCPHandler(b *testing.B) {
 
 // benchHandler runs body through the handler of a node serving st until
 // the benchmark ends; every answer must be a 200 holding want.
-func benchHandler(b *testing.B, st MCPStore, body, want string) {
-	h := benchNode(b, st, 8765).surface.handler()
+func benchHandler(b *testing.B, st mcp.Store, body, want string) {
+	_, h := benchHandlerOf(b, st, 8765)
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -336,7 +344,7 @@ func benchHandler(b *testing.B, st MCPStore, body, want string) {
 	r.Header.Set("Content-Type", "application/json")
 	w := &keepWriter{header: http.Header{}}
 	b.ReportAllocs()
-	cpu := startCPU()
+	cpu := nodetest.StartCPU()
 	for b.Loop() {
 		r.Body = io.NopCloser(strings.NewReader(body))
 		clear(w.header)
@@ -347,7 +355,7 @@ func benchHandler(b *testing.B, st MCPStore, body, want string) {
 		}
 	}
 	b.ReportMetric(float64(len(w.body)), "answer-bytes")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // keepWriter is a ResponseWriter that keeps the status and the body.
@@ -393,7 +401,7 @@ func serveBench(b *testing.B, ln net.Listener, srv *http.Server) string {
 // echoLog is a log whose Append only echoes the input as an event with a
 // fresh id, and counts.
 type echoLog struct {
-	MCPStore
+	mcp.Store
 	n atomic.Int64
 }
 
@@ -428,115 +436,6 @@ func benchCanned(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
 	})
-	base := serveBench(b, ln, newHTTPServer(DefaultConfig(), canned, slog.New(slog.DiscardHandler), nil))
+	base := serveBench(b, ln, httpapi.NewHTTPServer(benchNode(b).httpConfig("127.0.0.1", 0, "http"), canned, nil))
 	runBenchLoad(b, newLoadTarget(base, ""))
-}
-
-// BenchmarkMCPWaitWake measures how long an event_wait blocked in the
-// store takes to answer after a matching append: from the start of the
-// append (made directly on the store) to the waiter's HTTP response. It
-// splits that into the store's part (the start of the append to the return
-// of store.Wait: the commit, the wake-up and the re-read) and the reply's
-// (rendering, the HTTP response, the client receiving it). With idle=N,
-// N more waits block in the store on a stream nothing is appended to, as
-// other agents' waits would.
-func BenchmarkMCPWaitWake(b *testing.B) {
-	for _, idle := range []int{0, 32} {
-		b.Run(fmt.Sprintf("idle=%d", idle), func(b *testing.B) { benchWaitWake(b, idle) })
-	}
-}
-
-func benchWaitWake(b *testing.B, idle int) {
-	h, probe := newProbedHarness(b, MCPOptions{})
-	ctx := context.Background()
-	stopIdle := idleWaits(b, h.store, idle)
-	defer stopIdle()
-	in := store.AppendInput{Type: "bench.wake", Stream: "s", Room: "r", FromAgent: "a"}
-	last, err := h.store.Append(ctx, in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	wakes := make([]time.Duration, 0, b.N)
-	appends := make([]time.Duration, 0, b.N)
-	stores := make([]time.Duration, 0, b.N)
-	replies := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		done := make(chan rpcReply, 1)
-		go func(after string) {
-			done <- h.call(toolEventWait, `{"stream":"s","since_event_id":"`+after+`","timeout_ms":10000}`)
-		}(last.Event.ID)
-		<-probe.entered
-		start := time.Now()
-		if last, err = h.store.Append(ctx, in); err != nil {
-			b.Fatal(err)
-		}
-		appends = append(appends, time.Since(start))
-		r := <-done
-		end := time.Now()
-		returned := <-probe.returned
-		wakes = append(wakes, end.Sub(start))
-		stores = append(stores, returned.Sub(start))
-		replies = append(replies, end.Sub(returned))
-		if p := r.payload(b); p["timed_out"] != false {
-			b.Fatalf("wait timed out: %v", p)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(ms(percentile(wakes, 0.50)), "wake-p50-ms")
-	b.ReportMetric(ms(percentile(wakes, 0.99)), "wake-p99-ms")
-	b.ReportMetric(ms(percentile(appends, 0.50)), "append-p50-ms")
-	b.ReportMetric(ms(percentile(stores, 0.99)), "store-p99-ms")
-	b.ReportMetric(ms(percentile(replies, 0.99)), "reply-p99-ms")
-}
-
-// idleWaits starts n goroutines waiting in st, one wait after another, on
-// a stream nothing is appended to; the returned func stops and joins them.
-func idleWaits(b *testing.B, st *store.Store, n int) func() {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				if _, _, err := st.Wait(ctx, store.Filter{Stream: "idle"}, time.Minute); err != nil && ctx.Err() == nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}
-}
-
-func percentile(d []time.Duration, q float64) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(float64(len(s))*q+0.999999) - 1
-	return s[max(0, min(i, len(s)-1))]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// cpuMeter reports the process's CPU time per op (client, server and
-// store together, as all run in the benchmark process): a figure that
-// moves less with other processes' load than a rate does.
-type cpuMeter struct {
-	start time.Duration
-	ok    bool
-}
-
-func startCPU() cpuMeter {
-	start, ok := processCPU()
-	return cpuMeter{start, ok}
-}
-
-func (m cpuMeter) report(b *testing.B) {
-	if end, ok := processCPU(); ok && m.ok {
-		b.ReportMetric(float64((end-m.start)/time.Microsecond)/float64(b.N), "cpu-us/op")
-	}
 }

@@ -9,36 +9,18 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/sync/hubpull"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
-
-// logStore is what the HTTP surface reads from the log (*store.Store).
-type logStore interface {
-	ReplicaID() string
-	List(ctx context.Context, f store.Filter) (store.ListResult, error)
-	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
-	NewWatch(f store.Filter) (*store.Watch, error)
-	LatestSeq(ctx context.Context) (int64, error)
-	EventSeq(ctx context.Context, id string) (int64, error)
-	Stats(ctx context.Context) (store.Stats, error)
-	QuarantinedCount(ctx context.Context) (int64, error)
-	VersionVector() map[string]int64
-	OpsAfter(ctx context.Context, origin string, after int64, limit, maxBytes int) ([]store.Op, error)
-	GetArtifact(ctx context.Context, id string) (store.Artifact, error)
-	Agents(ctx context.Context, window time.Duration) ([]store.AgentInfo, error)
-}
-
-var _ logStore = (*store.Store)(nil)
 
 // Node is one lsnode: the store, the HTTP surface and (later) replication
 // and membership, with one lifecycle. Create it with New, then Start;
@@ -49,14 +31,13 @@ type Node struct {
 	reg  *prometheus.Registry
 	wall hlc.WallClock
 
-	roster RosterFunc
-	tokens *tokenHolder // nil without a tokens file
+	tokens *auth.Tokens // nil without a tokens file
 
 	// Set by Start.
 	store    *store.Store
 	cluster  *cluster        // nil without replication
 	httpPull *hubpull.Puller // nil when the HTTP pull is off
-	surface  *surface
+	api      *httpapi.Server
 	srv      *http.Server
 	ln       net.Listener
 	url      string
@@ -72,7 +53,7 @@ type Node struct {
 	// run is the context of the node's own goroutines, cancelled after
 	// the HTTP server has stopped. Replication (grpcpeer.Replicator) and
 	// membership start in Start with n.goFunc under it, feed /sync/peers
-	// through SetRoster, and so stop before the store closes.
+	// (liveRoster), and so stop before the store closes.
 	run       context.Context
 	cancelRun context.CancelFunc
 	wg        sync.WaitGroup
@@ -107,10 +88,6 @@ func New(cfg Config) (*Node, error) {
 	return n, nil
 }
 
-// SetRoster replaces the source of /sync/peers, which by default is the
-// live roster of membership and replication. Call it before Start.
-func (n *Node) SetRoster(fn RosterFunc) { n.roster = fn }
-
 // Start opens the store, binds the HTTP listener and serves. It returns
 // once the node accepts requests; a failure leaves nothing running.
 func (n *Node) Start(ctx context.Context) (err error) {
@@ -119,7 +96,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.mu.started || n.mu.stopped {
 		return errors.New("node: already started")
 	}
-	tlsCfg, err := loadTLS(n.cfg, n.log)
+	tlsCfg, err := auth.ServerTLS(n.cfg.TLSCertFile, n.cfg.TLSKeyFile, n.log)
 	if err != nil {
 		return err
 	}
@@ -141,10 +118,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		n.ln.Close()
 		return err
 	}
-	n.surface.replication = n.cluster.replicationPeers
-	n.surface.origins = n.cluster.originLags
-	n.surface.keyring = n.cluster.keyOperation
-	n.surface.registerReadyGauge(n.reg)
+	n.api.RegisterReadyGauge()
 	if err := n.startHTTPPull(ctx); err != nil {
 		if n.cluster != nil {
 			n.cluster.stop(n)
@@ -160,9 +134,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
 		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "" || n.tokens != nil, "agent_tokens", n.tokenCount())
-	if n.cfg.Token == "" && n.tokens == nil && !isLoopbackHost(n.surface.bindHost) {
+	if n.cfg.Token == "" && n.tokens == nil && !auth.IsLoopbackHost(n.bindHost()) {
 		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
-			"host", n.surface.bindHost)
+			"host", n.bindHost())
 	}
 	return nil
 }
@@ -195,7 +169,7 @@ func (n *Node) listen(tlsCfg *tls.Config) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", n.cfg.HTTPAddr, err)
 	}
-	host, _, _ := net.SplitHostPort(n.cfg.HTTPAddr)
+	host := n.bindHost()
 	port := ln.Addr().(*net.TCPAddr).Port
 	scheme := "http"
 	if tlsCfg != nil {
@@ -203,34 +177,17 @@ func (n *Node) listen(tlsCfg *tls.Config) error {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
 	n.ln = ln
-	n.surface = n.newSurface(host, port, scheme)
-	n.surface.mcp = n.newMCPHandler(n.store)
-	n.srv = newHTTPServer(n.cfg, n.surface.handler(), n.log, tlsCfg)
+	apiCfg := n.httpConfig(host, port, scheme)
+	n.srv = httpapi.NewHTTPServer(apiCfg, n.surfaces(apiCfg, n.store), tlsCfg)
 	n.srv.RegisterOnShutdown(n.cancelDrain) // runs once the listener is closed
 	n.url = scheme + "://" + net.JoinHostPort(urlHost(host), strconv.Itoa(port))
 	return nil
 }
 
-func (n *Node) newSurface(host string, port int, scheme string) *surface {
-	m := newHTTPMetrics(n.reg)
-	name, _ := os.Hostname()
-	return &surface{
-		cfg: n.cfg, store: n.store, log: n.log.With("component", "http"), wall: n.wall, integrity: n.integrity,
-		metrics: m, reg: n.reg, policy: newPolicy(n.cfg, host, port, n.tokens), stats: newRequestStats(),
-		sse:           &sseSlots{max: n.cfg.SSEMaxClients, gauge: m.sseClients},
-		clientStreams: newClientSlots("streams", n.cfg.MaxStreamsPerClient, m.clientRefused),
-		clientWaits:   newClientSlots("waits", n.cfg.MaxWaitsPerClient, m.clientRefused),
-		roster:        n.rosterFunc(), drain: n.drain, name: name, scheme: scheme, bindHost: host, port: port,
-		started: n.wall.Now(),
-	}
-}
-
-// rosterFunc is the installed roster source, or the live one.
-func (n *Node) rosterFunc() RosterFunc {
-	if n.roster != nil {
-		return n.roster
-	}
-	return n.liveRoster
+// bindHost is the host of the HTTP bind address.
+func (n *Node) bindHost() string {
+	host, _, _ := net.SplitHostPort(n.cfg.HTTPAddr)
+	return host
 }
 
 // urlHost is the host clients dial for a bind host: a wildcard bind is
@@ -282,7 +239,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	n.mu.stopped = true
-	n.log.Info("shutdown: stopped accepting connections; closing streams", "sse_streams", n.surface.sse.active())
+	n.log.Info("shutdown: stopped accepting connections; closing streams", "sse_streams", n.api.OpenStreams())
 	var errs []error
 	if err := n.srv.Shutdown(ctx); err != nil {
 		n.log.Warn("shutdown: in-flight requests did not finish in time; closing connections", "err", err)

@@ -10,31 +10,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
 
-// The tokens of the matrix: the shared token (htToken) plus a tokens file
-// with an agent token and an admin token.
+// The tokens of the matrix: the shared token plus the tokens file of the
+// token tests (nodetest.TokensFile), with an agent token and an admin
+// token.
 const (
-	tkAgent = "agent-pi-token"
-	tkAdmin = "admin-ops-token"
+	tkAgent = nodetest.AgentToken
+	tkAdmin = nodetest.AdminToken
 	tkWrong = "not-a-token"
+	tkFile  = nodetest.TokensFile
 )
-
-const tkFile = `{"tokens": [
-  {"token": "` + tkAgent + `", "name": "pi", "write_as": ["pi@laptop", "pi-*"], "read": "mailbox"},
-  {"token": "` + tkAdmin + `", "name": "ops", "admin": true}
-]}`
 
 // tkStart starts a node with the shared token and the matrix tokens file.
 func tkStart(t *testing.T, file string) *Node {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "tokens.json")
-	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := nodetest.WriteTokensFile(t, file)
 	return htStart(t, func(c *Config) {
-		c.Token = htToken
+		c.Token = nodetest.SharedToken
 		c.TokensFile = path
 	})
 }
@@ -43,7 +38,7 @@ func tkStart(t *testing.T, file string) *Node {
 type tkCaller struct{ name, token string }
 
 var tkCallers = []tkCaller{
-	{"none", ""}, {"wrong", tkWrong}, {"agent", tkAgent}, {"admin", tkAdmin}, {"shared", htToken},
+	{"none", ""}, {"wrong", tkWrong}, {"agent", tkAgent}, {"admin", tkAdmin}, {"shared", nodetest.SharedToken},
 }
 
 // tkRoutes are every HTTP route with the status each caller gets.
@@ -69,7 +64,7 @@ var tkRoutes = []struct {
 	{"GET", "/sync/peers", "", 401, 403, 200},
 	{"GET", "/sync/nope", "", 401, 404, 404},
 	{"GET", "/nope", "", 404, 404, 404},
-	{"POST", "/mcp", rpcToolsList, 401, 200, 200},
+	{"POST", "/mcp", nodetest.ToolsList, 401, 200, 200},
 	{"POST", "/nope", "{}", 401, 404, 404},
 }
 
@@ -90,18 +85,18 @@ func TestTokens_RouteMatrix(t *testing.T) {
 					want = rt.agent
 				}
 				if rt.path == "/logstream/stream" && want == 200 {
-					got, _ := htStatus(t, n, htReq{method: rt.method, path: rt.path, header: h})
+					got, _ := nodetest.Status(t, n, nodetest.Req{Method: rt.method, Path: rt.path, Header: h})
 					if got != want {
 						t.Fatalf("status %d, want %d", got, want)
 					}
 					return
 				}
-				r := htDo(t, n, htReq{method: rt.method, path: rt.path, body: rt.body, header: h})
-				if r.status != want {
-					t.Fatalf("status %d, want %d: %s", r.status, want, r.body)
+				r := nodetest.Do(t, n, nodetest.Req{Method: rt.method, Path: rt.path, Body: rt.body, Header: h})
+				if r.Status != want {
+					t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
 				}
-				if r.status == http.StatusForbidden {
-					msg, _ := htJSON(t, r)["error"].(string)
+				if r.Status == http.StatusForbidden {
+					msg, _ := nodetest.JSON(t, r)["error"].(string)
 					if !strings.Contains(msg, "needs an admin token") || !strings.Contains(msg, `"pi"`) {
 						t.Fatalf("403 error %q does not say an admin token is needed, naming the token", msg)
 					}
@@ -118,20 +113,20 @@ var tkPaths = []struct{ name, meta string }{{"fast", ""}, {"sdk", `,"_meta":{}`}
 
 // tkCall runs one tools/call through the node's surface with token; meta
 // is "" or tkPaths' _meta member.
-func tkCall(t *testing.T, n *Node, token, meta, tool, args string) rpcReply {
+func tkCall(t *testing.T, n *Node, token, meta, tool, args string) nodetest.RPCReply {
 	t.Helper()
 	h := map[string]string{"Accept": "application/json", "Content-Type": "application/json"}
 	if token != "" {
 		h["Authorization"] = "Bearer " + token
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, tool, args, meta)
-	r := htDo(t, n, htReq{method: http.MethodPost, path: "/mcp", body: body, header: h})
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d: %s", tool, r.status, r.body)
+	r := nodetest.Do(t, n, nodetest.Req{Method: http.MethodPost, Path: "/mcp", Body: body, Header: h})
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", tool, r.Status, r.Body)
 	}
-	var out rpcReply
-	if err := json.Unmarshal([]byte(r.body), &out); err != nil {
-		t.Fatalf("%s: decode %s: %v", tool, r.body, err)
+	var out nodetest.RPCReply
+	if err := json.Unmarshal([]byte(r.Body), &out); err != nil {
+		t.Fatalf("%s: decode %s: %v", tool, r.Body, err)
 	}
 	return out
 }
@@ -148,8 +143,8 @@ func tkCounts(t *testing.T, n *Node) store.Stats {
 
 func TestTokens_WriteMatrix(t *testing.T) {
 	n := tkStart(t, tkFile)
-	target := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	hiddenTarget := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	target := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hiddenTarget := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	hidden, err := n.Store().PutArtifact(context.Background(), store.ArtifactInput{Kind: "note", CreatedBy: "eve", Content: "eve's"})
 	if err != nil {
 		t.Fatal(err)
@@ -158,34 +153,34 @@ func TestTokens_WriteMatrix(t *testing.T) {
 		tool, self, other string // arguments writing as a name the agent token may use, and one it may not
 		refusal           string
 	}{
-		{toolEventAppend,
+		{"mempalace_event_append",
 			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop","to_agent":"boss"}`,
 			`{"type":"note","stream":"s","room":"r","from_agent":"eve","to_agent":"boss"}`,
 			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
-		{toolEventAck,
+		{"mempalace_event_ack",
 			`{"event_id":"` + target.ID + `","from_agent":"pi-2","status":"applied"}`,
 			`{"event_id":"` + target.ID + `","from_agent":"eve","status":"applied"}`,
 			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
-		{toolArtifactPut,
+		{"mempalace_artifact_put",
 			`{"kind":"note","content":"mine","created_by":"pi@laptop"}`,
 			`{"kind":"note","content":"theirs","created_by":"eve"}`,
 			`created_by 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
-		{toolPatchSubmit,
+		{"mempalace_patch_submit",
 			`{"content":"--- a\n+++ b\n","from_agent":"pi@laptop","stream":"s"}`,
 			`{"content":"--- a\n+++ b\n","from_agent":"eve","stream":"s"}`,
 			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
-		{toolTaskCreate,
+		{"mempalace_task_create",
 			`{"project":"p","from_agent":"pi@laptop","to_agent":"boss","goal":"g","branch":"main","base_commit":"abcdef1","done":"d"}`,
 			`{"project":"p","from_agent":"eve","to_agent":"boss","goal":"g","branch":"main","base_commit":"abcdef1","done":"d"}`,
 			`from_agent 'eve' is not a name token "pi" may write as (it may write as: pi@laptop, pi-*)`},
 		// Not impersonation, but the same guard: a scoped token cannot
 		// attach an artifact it may not read, nor ack an event it may not
 		// see; both answer as for an id that does not exist.
-		{toolEventAppend,
+		{"mempalace_event_append",
 			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop"}`,
 			`{"type":"note","stream":"s","room":"r","from_agent":"pi@laptop","artifact_ids":["` + hidden.Artifact.ID + `"]}`,
 			`artifact_ids references unknown artifact '` + hidden.Artifact.ID + `'`},
-		{toolEventAck,
+		{"mempalace_event_ack",
 			`{"event_id":"` + target.ID + `","from_agent":"pi@laptop"}`,
 			`{"event_id":"` + hiddenTarget.ID + `","from_agent":"pi@laptop"}`,
 			`event '` + hiddenTarget.ID + `' not found`},
@@ -210,7 +205,7 @@ func TestTokens_WriteMatrix(t *testing.T) {
 func tkWrite(t *testing.T, n *Node, callers []tkCaller, meta, tool, self, other, refusal string) {
 	for _, c := range callers {
 		before := tkCounts(t, n)
-		p := tkCall(t, n, c.token, meta, tool, other).payload(t)
+		p := tkCall(t, n, c.token, meta, tool, other).Payload(t)
 		after := tkCounts(t, n)
 		if c.name == "agent" {
 			if p["success"] != false || p["error"] != refusal || len(p) != 2 {
@@ -222,7 +217,7 @@ func tkWrite(t *testing.T, n *Node, callers []tkCaller, meta, tool, self, other,
 		} else if p["success"] != true {
 			t.Fatalf("%s token: %v, want success", c.name, p)
 		}
-		if p := tkCall(t, n, c.token, meta, tool, self).payload(t); p["success"] != true {
+		if p := tkCall(t, n, c.token, meta, tool, self).Payload(t); p["success"] != true {
 			t.Fatalf("%s token writing as itself: %v", c.name, p)
 		}
 	}
@@ -230,9 +225,9 @@ func tkWrite(t *testing.T, n *Node, callers []tkCaller, meta, tool, self, other,
 
 func TestTokens_ReadMatrix(t *testing.T) {
 	n := tkStart(t, tkFile)
-	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "c1", Status: "open"})
-	broadcast := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "*"})
-	theirs := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve", CorrelationID: "c2", Status: "open"})
+	mine := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "c1", Status: "open"})
+	broadcast := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "*"})
+	theirs := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve", CorrelationID: "c2", Status: "open"})
 	ctx := context.Background()
 	put := func(by string, attachTo ...string) string {
 		a, err := n.Store().PutArtifact(ctx, store.ArtifactInput{Kind: "note", CreatedBy: by, Content: "by " + by + strings.Join(attachTo, ",")})
@@ -240,7 +235,7 @@ func TestTokens_ReadMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(attachTo) > 0 {
-			htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: attachTo[0], ArtifactIDs: []string{a.Artifact.ID}})
+			nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: attachTo[0], ArtifactIDs: []string{a.Artifact.ID}})
 		}
 		return a.Artifact.ID
 	}
@@ -259,27 +254,27 @@ func TestTokens_ReadMatrix(t *testing.T) {
 	for _, path := range tkPaths {
 		for _, c := range tkCallers[2:] {
 			t.Run(path.name+"/"+c.name, func(t *testing.T) {
-				call := func(tool, args string) map[string]any { return tkCall(t, n, c.token, path.meta, tool, args).payload(t) }
+				call := func(tool, args string) map[string]any { return tkCall(t, n, c.token, path.meta, tool, args).Payload(t) }
 				want := all
 				if c.name == "agent" {
 					want = []string{mine.ID, broadcast.ID}
 				}
-				if got := ids(call(toolEventList, `{"order":"asc","limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
+				if got := ids(call("mempalace_event_list", `{"order":"asc","limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("event_list: %v, want %v", got, want)
 				}
-				if got := ids(call(toolEventWait, `{"timeout_ms":0,"limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
+				if got := ids(call("mempalace_event_wait", `{"timeout_ms":0,"limit":500}`)); strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("event_wait: %v, want %v", got, want)
 				}
-				r := htGet(t, n, "/logstream/events?limit=500", c.token)
-				if got := ids(htJSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
+				r := nodetest.Get(t, n, "/logstream/events?limit=500", c.token)
+				if got := ids(nodetest.JSON(t, r)); strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("/logstream/events: %v, want %v", got, want)
 				}
-				owed := ids(call(toolEventOwed, `{"agent":"eve"}`))
+				owed := ids(call("mempalace_event_owed", `{"agent":"eve"}`))
 				if wantOwed := c.name != "agent"; (len(owed) == 1) != wantOwed {
 					t.Errorf("event_owed of eve: %v (visible: %v)", owed, wantOwed)
 				}
 				for art, visible := range map[string]bool{ownArt: true, sharedArt: true, hiddenArt: c.name != "agent"} {
-					p := call(toolArtifactGet, `{"artifact_id":"`+art+`"}`)
+					p := call("mempalace_artifact_get", `{"artifact_id":"`+art+`"}`)
 					if visible != (p["artifact"] != nil) {
 						t.Errorf("artifact_get %s: %v (visible: %v)", art, p, visible)
 					}
@@ -287,7 +282,7 @@ func TestTokens_ReadMatrix(t *testing.T) {
 						t.Errorf("a hidden artifact must read as missing: %v", p)
 					}
 				}
-				p := call(toolMeshPeers, `{}`)
+				p := call("mempalace_mesh_peers", `{}`)
 				if c.name == "agent" {
 					if msg, _ := p["error"].(string); !strings.HasPrefix(msg, "mempalace_mesh_peers needs an admin token") || len(p) != 1 {
 						t.Errorf("mesh_peers for an agent token: %v", p)
@@ -304,22 +299,22 @@ func TestTokens_ReadMatrix(t *testing.T) {
 // only the one it may.
 func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 	n := tkStart(t, tkFile)
-	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	p := tkCall(t, n, tkAgent, "", toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).payload(t)
+	start := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	p := tkCall(t, n, tkAgent, "", "mempalace_event_wait", `{"since_event_id":"`+start.ID+`","timeout_ms":200}`).Payload(t)
 	if p["timed_out"] != true || p["count"].(json.Number).String() != "0" {
 		t.Fatalf("wait over a hidden event: %v, want a timeout", p)
 	}
 	done := make(chan map[string]any, 1)
 	go func() {
-		done <- tkCall(t, n, tkAgent, "", toolEventWait, `{"since_event_id":"`+start.ID+`","timeout_ms":60000}`).payload(t)
+		done <- tkCall(t, n, tkAgent, "", "mempalace_event_wait", `{"since_event_id":"`+start.ID+`","timeout_ms":60000}`).Payload(t)
 	}()
 	// Hidden commits arrive (before or while the wait runs: either way it
 	// must not answer with them, nor early with nothing); then the visible one.
 	for range 3 {
-		htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+		nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	}
-	visible := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi-2"})
+	visible := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi-2"})
 	got := <-done
 	evs := got["events"].([]any)
 	if got["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != visible.ID {
@@ -330,16 +325,16 @@ func TestTokens_WaitDoesNotWakeOnHiddenEvents(t *testing.T) {
 // A scoped SSE stream never sends an event outside the scope.
 func TestTokens_StreamFiltered(t *testing.T) {
 	n := tkStart(t, tkFile)
-	s := htOpenStream(t, n, "", map[string]string{"Authorization": "Bearer " + tkAgent})
-	htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	htAppend(t, n, store.AppendInput{FromAgent: "eve", ToAgent: "boss", Stream: "private/eve"})
-	mine := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	if f := s.nextEvent(t); f.ID != mine.ID {
+	s := nodetest.OpenStream(t, n, "", map[string]string{"Authorization": "Bearer " + tkAgent})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "eve", ToAgent: "boss", Stream: "private/eve"})
+	mine := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	if f := s.NextEvent(t); f.ID != mine.ID {
 		t.Fatalf("stream sent %s first, want %s (the hidden events must be skipped)", f.ID, mine.ID)
 	}
-	admin := htOpenStream(t, n, "?since_event_id="+mine.ID, map[string]string{"Authorization": "Bearer " + tkAdmin})
-	last := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
-	if f := admin.nextEvent(t); f.ID != last.ID {
+	admin := nodetest.OpenStream(t, n, "?since_event_id="+mine.ID, map[string]string{"Authorization": "Bearer " + tkAdmin})
+	last := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	if f := admin.NextEvent(t); f.ID != last.ID {
 		t.Fatalf("admin stream sent %s, want %s", f.ID, last.ID)
 	}
 }
@@ -352,9 +347,9 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := htStart(t, func(c *Config) { c.TokensFile = path })
-	for _, tok := range []string{"", htToken, "x"} {
-		if r := htGet(t, n, "/logstream/events", tok); r.status != http.StatusUnauthorized {
-			t.Fatalf("token %q on an empty table: %d", tok, r.status)
+	for _, tok := range []string{"", nodetest.SharedToken, "x"} {
+		if r := nodetest.Get(t, n, "/logstream/events", tok); r.Status != http.StatusUnauthorized {
+			t.Fatalf("token %q on an empty table: %d", tok, r.Status)
 		}
 	}
 	if err := os.WriteFile(path, []byte(`{"tokens": [{"token": "`+tkAgent+`", "write_as": ["pi@laptop"]}]}`), 0o600); err != nil {
@@ -363,26 +358,26 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 	if err := n.ReloadTokens(); err != nil {
 		t.Fatal(err)
 	}
-	if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
-		t.Fatalf("after reload: %d %s", r.status, r.body)
+	if r := nodetest.Get(t, n, "/logstream/events", tkAgent); r.Status != 200 {
+		t.Fatalf("after reload: %d %s", r.Status, r.Body)
 	}
-	if r := htGet(t, n, "/metrics", tkAgent); r.status != http.StatusForbidden {
-		t.Fatalf("an unnamed agent token on /metrics: %d", r.status)
+	if r := nodetest.Get(t, n, "/metrics", tkAgent); r.Status != http.StatusForbidden {
+		t.Fatalf("an unnamed agent token on /metrics: %d", r.Status)
 	}
 }
 
 func TestTokens_ReloadKeepsTableOnError(t *testing.T) {
 	n := tkStart(t, tkFile)
 	path := n.cfg.TokensFile
-	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + htToken + `"}]}`} {
+	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + nodetest.SharedToken + `"}]}`} {
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := n.ReloadTokens(); err == nil {
 			t.Fatalf("reload of %s succeeded", bad)
 		}
-		if r := htGet(t, n, "/logstream/events", tkAgent); r.status != 200 {
-			t.Fatalf("after a failed reload the old token stopped working: %d", r.status)
+		if r := nodetest.Get(t, n, "/logstream/events", tkAgent); r.Status != 200 {
+			t.Fatalf("after a failed reload the old token stopped working: %d", r.Status)
 		}
 	}
 }
@@ -413,28 +408,18 @@ func TestTokens_FileSatisfiesNonLoopbackBind(t *testing.T) {
 	}
 }
 
-// With RequireIdentity a call that reaches the tools without an identity
-// on its context is refused, never served with full access.
-func TestTokens_ToolsFailClosedWithoutIdentity(t *testing.T) {
-	h := newMCPHarness(t, MCPOptions{RequireIdentity: true})
-	r := h.call(toolEventList, `{}`)
-	if r.Error == nil || r.Error.Code != codeToolFailure || !strings.Contains(string(r.Error.Data), "no caller identity") {
-		t.Fatalf("call without identity: %+v", r)
-	}
-}
-
 // A scoped long poll of /logstream/events is not answered with events it
 // may not see: over a hidden event it times out empty.
 func TestTokens_LongPollFiltered(t *testing.T) {
 	n := tkStart(t, tkFile)
-	start := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
-	hidden := htAppend(t, n, store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
+	start := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "pi@laptop"})
+	hidden := nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: "boss", ToAgent: "eve"})
 	path := "/logstream/events?since_event_id=" + start.ID + "&wait_ms=200"
-	p := htJSON(t, htGet(t, n, path, tkAgent))
+	p := nodetest.JSON(t, nodetest.Get(t, n, path, tkAgent))
 	if p["timed_out"] != true || p["count"] != float64(0) {
 		t.Fatalf("agent long poll over a hidden event: %v", p)
 	}
-	p = htJSON(t, htGet(t, n, path, tkAdmin))
+	p = nodetest.JSON(t, nodetest.Get(t, n, path, tkAdmin))
 	evs, _ := p["events"].([]any)
 	if p["timed_out"] != false || len(evs) != 1 || evs[0].(map[string]any)["id"] != hidden.ID {
 		t.Fatalf("admin long poll: %v", p)

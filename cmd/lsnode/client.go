@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lsnode/lsnode/node"
+	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/node/sseclient"
 )
 
@@ -75,7 +75,7 @@ func httpClient(caFile string) (*http.Client, error) {
 	if caFile == "" {
 		return &http.Client{Transport: tr}, nil
 	}
-	pool, err := node.SystemRootsWithCA(caFile)
+	pool, err := auth.SystemRootsWithCA(caFile)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/node"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
@@ -65,7 +66,7 @@ func (f *clusterFlags) apply(cfg *node.Config) {
 	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
 	cfg.HTTPSyncInterval, cfg.HTTPSyncTimeout = *f.httpSyncInterval, f.httpSyncTimeout
 	cfg.UnsignedOrigins = *f.unsignedOrigins
-	cfg.Readiness = node.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
+	cfg.Readiness = httpapi.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
 	if *f.testClockOffset != 0 {
 		cfg.Wall = offsetClock{wall: hlc.SystemClock{}, offset: *f.testClockOffset}

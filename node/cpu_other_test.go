@@ -1,8 +1,0 @@
-//go:build !unix
-
-package node
-
-import "time"
-
-// processCPU reports nothing where getrusage does not exist.
-func processCPU() (time.Duration, bool) { return 0, false }

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/lsnode/lsnode/node/auth"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
+	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/store/rules"
+)
+
+// eventsDefaultLimit is the page size of GET /logstream/events.
+const eventsDefaultLimit = 50
+
+// handleEvents serves GET /logstream/events (RFC 003 §9.5): a JSON page
+// {"events", "count", "cursor"} of the events after a cursor (the shape
+// of mempalace_event_list and _wait, eventpage.Render), oldest
+// first, with the filters of the stream. The cursor is the portable
+// "cursor" of a previous page (any node) or since_event_id (this node);
+// without one the page starts at the beginning of the log. With wait_ms
+// an empty page waits up to that long for a matching commit and the
+// answer says "timed_out".
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	q := parseQuery(r.URL.RawQuery)
+	f, wait, err := eventsRequest(q, s.cfg.MaxLongPoll)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	f.Scope = auth.IdentityFrom(r.Context()).ReadScope()
+	if wait < 0 {
+		page, err := s.store.List(r.Context(), f)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, eventpage.Render(nil, page, true))
+		return
+	}
+	if !s.clientWaits.Acquire(r) {
+		s.clientWaits.refuse(w)
+		return
+	}
+	defer s.clientWaits.Release(r)
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + s.cfg.WriteTimeout))
+	page, timedOut, err := s.longPoll(r.Context(), f, wait)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, eventpage.Render(&timedOut, page, true))
+}
+
+// eventsRequest reads the filters, the cursor, limit and wait_ms (-1 when
+// absent) of an events request.
+func eventsRequest(q query, maxWait time.Duration) (store.Filter, time.Duration, error) {
+	f, err := q.streamFilter()
+	if err != nil {
+		return f, 0, err
+	}
+	f.SinceCreatedAt = q["since_created_at"]
+	if c := q["cursor"]; c != "" {
+		f.Cursor = c
+	} else {
+		f.SinceEventID = q["since_event_id"]
+	}
+	limit, err := q.intParam("limit", eventsDefaultLimit)
+	if err != nil {
+		return f, 0, err
+	}
+	if f.Limit, err = rules.Limit(limit); err != nil {
+		return f, 0, invalid(err.Error())
+	}
+	ms, err := q.intParam("wait_ms", -1)
+	switch {
+	case err != nil:
+		return f, 0, err
+	case ms < 0 && q["wait_ms"] != "":
+		return f, 0, invalid("wait_ms must be a non-negative integer")
+	case ms < 0:
+		return f, -1, nil
+	case ms > maxWait.Milliseconds():
+		return f, maxWait, nil
+	}
+	return f, time.Duration(ms) * time.Millisecond, nil
+}
+
+// longPoll waits for the page of f. When the node starts draining, it
+// stops waiting and answers with what the log holds (timed out).
+func (s *Server) longPoll(ctx context.Context, f store.Filter, wait time.Duration) (store.ListResult, bool, error) {
+	s.metrics.longPolling.Inc()
+	defer s.metrics.longPolling.Dec()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.drain, cancel)
+	defer stop()
+	page, timedOut, err := s.store.Wait(wctx, f, wait)
+	if err != nil && ctx.Err() == nil && s.drain.Err() != nil {
+		page, err = s.store.List(ctx, f)
+		return page, true, err
+	}
+	return page, timedOut, err
+}

@@ -1,0 +1,267 @@
+package mcp
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/lsnode/lsnode/store/rules"
+)
+
+// Tool names, as the Python hub spells them.
+const (
+	toolEventAppend = "mempalace_event_append"
+	toolEventList   = "mempalace_event_list"
+	toolEventWait   = "mempalace_event_wait"
+	toolEventAck    = "mempalace_event_ack"
+	toolEventOwed   = "mempalace_event_owed"
+	toolArtifactPut = "mempalace_artifact_put"
+	toolArtifactGet = "mempalace_artifact_get"
+	toolPatchSubmit = "mempalace_patch_submit"
+	toolTaskCreate  = "mempalace_task_create"
+	toolMeshPeers   = "mempalace_mesh_peers"
+)
+
+// catalog lists every tool in tools/list order.
+func catalog() []*toolSpec {
+	return []*toolSpec{
+		eventAppendSpec(), taskCreateSpec(), eventListSpec(), eventWaitSpec(), eventAckSpec(),
+		eventOwedSpec(), artifactPutSpec(), artifactGetSpec(), patchSubmitSpec(), meshPeersSpec(),
+	}
+}
+
+func eventAppendSpec() *toolSpec {
+	return &toolSpec{
+		name: toolEventAppend,
+		desc: "Append one immutable coordination event to the log: delegate work (task.request), reply " +
+			"(task.reply), announce an artifact (patch.ready). Events are never edited; a correction is a " +
+			"new event. Returns the stored event.",
+		writer: true,
+		props: []toolProp{
+			eventTypeProp("Event type, e.g. 'task.request', 'task.reply', 'patch.ready'."),
+			routingProp("stream", "Logical stream, e.g. 'project/mempalace'."),
+			routingProp("room", "Sub-channel, e.g. 'delegation', 'patches', 'reviews', 'status'."),
+			routingProp("topic", "Optional topic grouping related work, e.g. 'auth-v2'."),
+			routingProp("from_agent", "Your agent identity (the writer)."),
+			routingProp("to_agent", "Optional target agent; '*' broadcasts (a broadcast is never owed)."),
+			routingProp("correlation_id", "Optional task or conversation id tying requests and replies."),
+			routingProp("branch", "Optional Git branch."),
+			routingProp("base_commit", "Optional Git commit the work started from."),
+			statusProp("Optional status; applied, superseded, failed and blocked close a task."),
+			textProp("body", "Optional human-readable content.", rules.MaxBodyBytes),
+			metadataProp("Optional structured fields, stored verbatim."),
+			prop("artifact_ids", &jsonschema.Schema{
+				Type:        "array",
+				Items:       &jsonschema.Schema{Type: "string", MinLength: ptr(1)},
+				Description: "Optional ids of artifacts already stored (mempalace_artifact_put); unknown ids are refused.",
+			}),
+			idempotencyProp(),
+		},
+		required: []string{"type", "stream", "room", "from_agent"},
+		run:      (*toolSet).eventAppend,
+	}
+}
+
+func taskCreateSpec() *toolSpec {
+	return &toolSpec{
+		name: toolTaskCreate,
+		desc: "Create one complete task.request for another agent (stream project/<project>, room " +
+			"delegation, status open, a fresh correlation id) and return the stored event plus a " +
+			"one-line handoff to paste to the worker. Preview the exact task with the user first.",
+		writer: true,
+		props: []toolProp{
+			stringProp("project", "Project routing name."),
+			routingProp("from_agent", "Your agent identity (the requester)."),
+			routingProp("to_agent", "The worker agent's identity."),
+			stringProp("goal", "The task goal, verbatim."),
+			routingProp("branch", "Git branch for the work."),
+			prop("base_commit", &jsonschema.Schema{
+				Type:        "string",
+				Pattern:     `^\s*[0-9a-fA-F]{7,64}\s*$`,
+				Description: "Immutable hexadecimal commit id (7 to 64 hex digits) the worker starts from; branch and tag names are refused.",
+			}),
+			stringProp("done", "The definition of done, verbatim."),
+			idempotencyProp(),
+		},
+		required: []string{"project", "from_agent", "to_agent", "goal", "branch", "base_commit", "done"},
+		run:      (*toolSet).taskCreate,
+	}
+}
+
+// filterProps are the filters event_list and event_wait share.
+func filterProps() []toolProp {
+	return []toolProp{
+		routingProp("stream", "Only events of this stream."),
+		routingProp("room", "Only events of this room."),
+		routingProp("topic", "Only events of this topic."),
+		prop("type", &jsonschema.Schema{
+			Type:        "string",
+			Pattern:     `^\s*([a-z0-9][a-z0-9_.-]{0,63})?\s*$`,
+			Description: "Only events of this type.",
+		}),
+		routingProp("to_agent", "Only events addressed to this agent; '*' broadcasts match too."),
+		stringProp("from_agent", "Your agent identity. It never filters: to filter by who wrote an event use writer."),
+		routingProp("writer", "Only events written by this agent."),
+		routingProp("correlation_id", "Only events of this correlation id."),
+		statusProp("Only events with this status."),
+		routingProp("since_event_id", "Only events strictly after this event in this node's arrival order. "+
+			"Resume with it (or with cursor), never with since_created_at."),
+	}
+}
+
+func sinceCreatedAtProp() toolProp {
+	return prop("since_created_at", &jsonschema.Schema{
+		Type: "string",
+		Description: "Time window, inclusive: events created at or after this UTC time (YYYY-MM-DD or " +
+			"YYYY-MM-DDTHH:MM:SSZ). Not a resume cursor: an event replicated late can be older than it.",
+	})
+}
+
+func eventListSpec() *toolSpec {
+	props := append(filterProps(),
+		routingProp("before_event_id", "Only events strictly before this event in this node's arrival order (paging back)."),
+		sinceCreatedAtProp(),
+		limitProp("Most events to return."),
+		prop("order", &jsonschema.Schema{
+			Type: "string",
+			Enum: []any{"asc", "desc"},
+			Description: "'asc' (oldest first) or 'desc' (newest first). Default: 'asc' when resuming " +
+				"with since_event_id or cursor, else 'desc'.",
+		}),
+		prop("preview", &jsonschema.Schema{
+			Type: "boolean",
+			Description: "Cut each body to its first 200 characters (adds body_truncated and body_length) " +
+				"to scan a busy stream cheaply. Default false.",
+		}),
+		cursorProp("Portable resume token from a previous result's \"cursor\": returns only events that "+
+			"token has not covered, on any node of the mesh."),
+	)
+	return &toolSpec{
+		name: toolEventList,
+		desc: "List coordination events with structured filters (all ANDed). Returns {events, count, " +
+			"cursor}; pass cursor back to resume on any node without skipping or repeating events " +
+			"(after an oldest-first page; the cursor of a newest-first page marks all held now). " +
+			"to_agent=<you> also matches '*' broadcasts; writer=<agent> filters by who wrote an event; " +
+			"from_agent is your identity and never filters. To wait for new events use mempalace_event_wait.",
+		props: props,
+		run:   (*toolSet).eventList,
+	}
+}
+
+func eventWaitSpec() *toolSpec {
+	props := append(filterProps(),
+		sinceCreatedAtProp(),
+		timeoutProp(),
+		limitProp("Most events to return when some match."),
+		cursorProp("Portable resume token from a previous list or wait result: waits for events that token has not covered."),
+	)
+	return &toolSpec{
+		name: toolEventWait,
+		desc: "Wait until an event matching the filters exists, then return the matches oldest first " +
+			"({timed_out: false, events, count, cursor}). Without since_event_id or cursor any existing " +
+			"match returns at once. On timeout returns {timed_out: true, events: [], count: 0}: a normal " +
+			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll.",
+		props: props,
+		run:   (*toolSet).eventWait,
+	}
+}
+
+func eventAckSpec() *toolSpec {
+	return &toolSpec{
+		name: toolEventAck,
+		desc: "Acknowledge an event: appends a new event.ack routed back to its writer, in its stream, " +
+			"room and correlation thread, with metadata {ack_of: <id>}. The target is never changed.",
+		writer: true,
+		props: []toolProp{
+			routingProp("event_id", "Id of the event to acknowledge."),
+			routingProp("from_agent", "Your agent identity."),
+			statusProp("Optional status; applied, superseded, failed and blocked close the task."),
+			textProp("body", "Optional notes.", rules.MaxBodyBytes),
+			routingProp("topic", "Optional topic; defaults to the target's."),
+			idempotencyProp(),
+		},
+		required: []string{"event_id", "from_agent"},
+		run:      (*toolSet).eventAck,
+	}
+}
+
+func eventOwedSpec() *toolSpec {
+	return &toolSpec{
+		name: toolEventOwed,
+		desc: "The events an agent still owes a reply to: addressed to it (never a broadcast), written " +
+			"by someone else, and not yet closed by a later event of its own with a terminal status " +
+			"(applied, superseded, failed, blocked) acking the event or sharing its correlation id. " +
+			"The same answer on every converged node. Returns {events, count}.",
+		props: []toolProp{
+			routingProp("agent", "The agent whose owed events to list."),
+			routingProp("stream", "Only events of this stream."),
+			limitProp("Most events to return."),
+		},
+		required: []string{"agent"},
+		run:      (*toolSet).eventOwed,
+	}
+}
+
+func artifactPutSpec() *toolSpec {
+	return &toolSpec{
+		name: toolArtifactPut,
+		desc: "Store exact artifact content (a unified diff, file, log, JSON or note) for a handoff. " +
+			"Returns its id, sha256 and size_bytes; patches that git apply would reject get warnings.",
+		writer: true,
+		props: []toolProp{
+			prop("kind", &jsonschema.Schema{
+				Type: "string", Enum: []any{"patch", "file", "log", "json", "note"}, Description: "Artifact kind.",
+			}),
+			textProp("content", "Exact content, non-empty UTF-8 text.", rules.MaxContentBytes),
+			routingProp("created_by", "Your agent identity."),
+			metadataProp("Optional structured fields, e.g. branch and base_commit."),
+			idempotencyProp(),
+		},
+		required: []string{"kind", "content", "created_by"},
+		run:      (*toolSet).artifactPut,
+	}
+}
+
+func artifactGetSpec() *toolSpec {
+	return &toolSpec{
+		name: toolArtifactGet,
+		desc: "Fetch an artifact by id: exact content, sha256 and metadata.",
+		props: []toolProp{
+			routingProp("artifact_id", "Id of the artifact."),
+		},
+		required: []string{"artifact_id"},
+		run:      (*toolSet).artifactGet,
+	}
+}
+
+func patchSubmitSpec() *toolSpec {
+	return &toolSpec{
+		name: toolPatchSubmit,
+		desc: "Store a patch artifact and append its patch.ready event (status ready) in one " +
+			"transaction: both are stored or neither. Use it to hand finished work to another agent.",
+		writer: true,
+		props: []toolProp{
+			textProp("content", "The unified diff, byte-exact with its trailing newline.", rules.MaxContentBytes),
+			routingProp("from_agent", "Your agent identity."),
+			routingProp("stream", "Logical stream, e.g. 'project/mempalace'."),
+			routingProp("room", "Sub-channel. Default 'patches'."),
+			routingProp("topic", "Optional topic."),
+			routingProp("to_agent", "Optional target agent, or '*'."),
+			routingProp("correlation_id", "Optional task id tying the patch to its request."),
+			routingProp("branch", "Optional Git branch."),
+			routingProp("base_commit", "Optional Git commit the patch applies to."),
+			textProp("body", "Optional notes.", rules.MaxBodyBytes),
+			metadataProp("Optional structured fields, stored on both the artifact and the event."),
+			idempotencyProp(),
+		},
+		required: []string{"content", "from_agent", "stream"},
+		run:      (*toolSet).patchSubmit,
+	}
+}
+
+func meshPeersSpec() *toolSpec {
+	return &toolSpec{
+		name: toolMeshPeers,
+		desc: "Mesh snapshot: this node's replica id and version vector, and each peer's reachability, " +
+			"last sync and replication lag. The same payload as GET /sync/peers; never includes tokens.",
+		run: (*toolSet).meshPeers,
+	}
+}

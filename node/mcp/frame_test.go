@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// encodingJSONString is a Go string as encoding/json writes it, with or
+// without HTML escaping.
+func encodingJSONString(t testing.TB, s string, html bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+var jsonStringCases = []string{
+	"", "plain", `quote " backslash \ slash /`, "\b\f\n\r\t\x00\x01\x1f\x7f",
+	"<a href='x'>&amp;</a>", "é ü 🙂 \u2028 \u2029 \u2027 \u202a", "\xff bad \xc3 utf-8 \xed\xa0\x80",
+	"{\n  \"success\": true\n}",
+}
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range jsonStringCases {
+		for _, html := range []bool{true, false} {
+			got := appendJSONString([]byte("x"), []byte(s), html)
+			if want := append([]byte("x"), encodingJSONString(t, s, html)...); !bytes.Equal(got, want) {
+				t.Errorf("%q html=%v: %s, want %s", s, html, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range jsonStringCases {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, html bool) {
+		if got, want := appendJSONString(nil, []byte(s), html), encodingJSONString(t, s, html); !bytes.Equal(got, want) {
+			t.Fatalf("%q html=%v: %s, want %s", s, html, got, want)
+		}
+	})
+}
+
+// TestTextResponseIsSDKs holds textResponse to what the SDK's encoders
+// make of the same id and text.
+func TestTextResponseIsSDKs(t *testing.T) {
+	for _, raw := range []any{float64(0), float64(-7), float64(1 << 53), "", "req-1", "<&>é🙂\u2028 x"} {
+		id, err := jsonrpc.MakeID(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range jsonStringCases {
+			result, err := json.Marshal(&gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: text}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textResponse(idText(id), []byte(text)); !bytes.Equal(got, want) {
+				t.Errorf("id %v, text %q:\n got %s\nwant %s", raw, text, got, want)
+			}
+		}
+	}
+}
+
+// TestErrorAndEmptyResponsesAreSDKs holds errorResponse and emptyResponse
+// to what the SDK's encoder makes of the same id and error or empty
+// result.
+func TestErrorAndEmptyResponsesAreSDKs(t *testing.T) {
+	errs := []*jsonrpc.Error{
+		invalidParams("Unknown parameter '<a&b>\u2028' for tool mempalace_event_list"),
+		readOnlyRefusal(toolEventAppend),
+		{Code: codeToolFailure, Message: "Internal tool error", Data: json.RawMessage(`{"message": "disk <full> \u2028"}`)},
+	}
+	for _, raw := range []any{float64(0), float64(-7), float64(1 << 53), "", "req-1", "<&>é🙂\u2028 x"} {
+		id, err := jsonrpc.MakeID(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rpcErr := range errs {
+			want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: rpcErr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := errorResponse(idText(id), rpcErr); !bytes.Equal(got, want) {
+				t.Errorf("id %v, error %q:\n got %s\nwant %s", raw, rpcErr.Message, got, want)
+			}
+		}
+		want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("{}")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := emptyResponse(idText(id)); !bytes.Equal(got, want) {
+			t.Errorf("id %v, empty result:\n got %s\nwant %s", raw, got, want)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package mcp
+
+import "sync"
+
+// protocolTexts are the strings every request repeats - the JSON-RPC
+// envelope's keys and values, the method and tool names, the tools'
+// argument names - so that reading a request takes them from here
+// instead of allocating a copy of each.
+var protocolTexts = sync.OnceValue(func() map[string]string {
+	texts := map[string]string{}
+	for _, s := range []string{
+		"jsonrpc", "2.0", "id", "method", "params", "name", "arguments", "_meta",
+		"initialize", "ping", "tools/list", "tools/call", transportOnlyArg,
+	} {
+		texts[s] = s
+	}
+	for _, spec := range catalog() {
+		texts[spec.name] = spec.name
+		for _, p := range spec.props {
+			texts[p.name] = p.name
+		}
+	}
+	return texts
+})
+
+// internText returns b as a string, without a copy when it is one of the
+// protocol's texts.
+func internText(b []byte) string {
+	if s, ok := protocolTexts()[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}

@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lsnode/lsnode/store/pyjson"
+)
+
+// sdkMaxDepth is the deepest JSON nesting the SDK's decoder accepts in a
+// request body; a deeper body is refused there, so it goes there.
+const sdkMaxDepth = 1000
+
+// maxExactID bounds the integer ids the SDK echoes unchanged: it reads an
+// id as a float64, so beyond 2^53 it echoes a rounded id back.
+const maxExactID = 1 << 53
+
+// nativeCall is one request the handler answers without the SDK.
+type nativeCall struct {
+	id   []byte // the answer's id, as the answer writes it
+	ping bool
+	tool string
+	args json.RawMessage
+}
+
+// nativeCall is the one place that decides what the go-sdk is used for.
+// The handler answers itself (the fast path) the requests nearly every
+// client sends - one tools/call of a known tool, or a ping - without the
+// SDK's per-request machinery (a JSON-RPC connection and server session
+// per POST, a second decode of the body): about 340 µs of CPU less per
+// event_append (BenchmarkMCPHandler). Everything else goes to the SDK:
+// initialize and tools/list (the protocol negotiation, server info and
+// tool schemas are the SDK's), and any request the SDK could answer
+// differently:
+//
+//   - a protocol version header outside the negotiated list (the 2026
+//     protocol has its own rules), or Last-Event-ID;
+//   - members beyond jsonrpc/id/method/params, or name/arguments in the
+//     params (_meta and the multi-round-trip fields);
+//   - an id neither the SDK echoes nor the hub's encoder writes (a string
+//     with escapes, a number beyond float64 such as 1e400);
+//   - a body nested deeper than the SDK's decoder allows.
+//
+// TestMCPFastPathMatchesSDK holds the two paths to the same status,
+// headers and bytes.
+func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nativeCall, bool) {
+	if !h.native {
+		return nativeCall{}, false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
+		return nativeCall{}, false
+	}
+	if len(r.Header.Values("Last-Event-ID")) > 0 {
+		return nativeCall{}, false
+	}
+	// Counting brackets bounds the nesting from above without a parse.
+	if bytes.Count(body, []byte("{"))+bytes.Count(body, []byte("[")) > sdkMaxDepth {
+		return nativeCall{}, false
+	}
+	if !onlyKeys(req.env, "jsonrpc", "id", "method", "params") {
+		return nativeCall{}, false
+	}
+	id, ok := answerID(req.env.get("id"))
+	if !ok {
+		return nativeCall{}, false
+	}
+	switch {
+	case req.method == "ping" && req.env.get("params") == nil:
+		return nativeCall{id: id, ping: true}, true
+	case req.method == "tools/call" && onlyKeys(req.params, "name", "arguments"):
+		return nativeCall{id: id, tool: req.tool, args: req.params.get("arguments")}, true
+	}
+	return nativeCall{}, false
+}
+
+// serveNative runs the call and writes the answer as the SDK's stateless
+// JSON response does.
+func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativeCall) {
+	var data []byte
+	if call.ping {
+		data = emptyResponse(call.id)
+	} else {
+		// The SDK hands tool handlers the request's values without its
+		// cancellation; withCaller keeps the cancellation for event_wait.
+		ctx := context.WithoutCancel(withCaller(r.Context()))
+		text, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args)
+		if rpcErr != nil {
+			data = errorResponse(call.id, rpcErr)
+		} else {
+			data = textResponse(call.id, text)
+		}
+	}
+	hd := w.Header()
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("Content-Type", "application/json")
+	_, _ = w.Write(data)
+}
+
+// answerID is the id of the answer to a request with id raw, as the
+// answer writes it: an id the SDK echoes unchanged as the SDK writes it
+// (exactID), any other as the hub writes it (hubID). false for an id
+// neither writes: only the SDK can say what becomes of it.
+func answerID(raw json.RawMessage) ([]byte, bool) {
+	if id, ok := exactID(raw); ok {
+		return idText(id), true
+	}
+	shown := hubID(raw)
+	return shown, shown != nil
+}
+
+// idText is id as the SDK writes it: encoding/json without HTML escaping
+// of an int64 or a string (the only ids MakeID makes of a request's).
+func idText(id jsonrpc.ID) []byte {
+	if s, ok := id.Raw().(string); ok {
+		return appendJSONString(nil, []byte(s), false)
+	}
+	return strconv.AppendInt(nil, id.Raw().(int64), 10)
+}
+
+// exactID is a request id the SDK echoes unchanged: a string without
+// escapes, or an integer literal within ±2^53.
+func exactID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	switch {
+	case len(raw) >= 2 && raw[0] == '"':
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			return jsonrpc.ID{}, false
+		}
+		v = string(raw[1 : len(raw)-1])
+	default:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n > maxExactID || n < -maxExactID {
+			return jsonrpc.ID{}, false
+		}
+		v = float64(n)
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil
+}
+
+// hubID is the id the answer must carry when the SDK would alter it or
+// take it for a notification's (none, or null): as Python decoded it and
+// json.dumps writes it. nil for an id the SDK echoes right (a string, an
+// integer within 2^53), and for one the hub cannot write either (1e400).
+func hubID(id json.RawMessage) []byte {
+	if isNull(id) {
+		return []byte("null")
+	}
+	if _, ok := exactID(id); ok || id[0] == '"' {
+		return nil
+	}
+	shown, err := pyjson.Compact(id)
+	if err != nil {
+		return nil
+	}
+	return shown
+}
+
+// onlyKeys reports whether every member of m is one of keys.
+func onlyKeys(m members, keys ...string) bool {
+	for _, member := range m {
+		if !slices.Contains(keys, member.key) {
+			return false
+		}
+	}
+	return true
+}
+
+// isString reports whether raw is the JSON string want.
+func isString(raw json.RawMessage, want string) bool {
+	s, err := jsonValue(raw)
+	return err == nil && s == want
+}

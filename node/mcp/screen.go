@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// oldestProtocolVersion is what the hub assumes when initialize names no
+// protocol version.
+const oldestProtocolVersion = "2024-11-05"
+
+// rpcRequest is a request body the screen let through: its members, its
+// method, and a tools/call's params and tool name.
+type rpcRequest struct {
+	env    members
+	method any
+	params members
+	tool   string
+}
+
+// screen reads a request body as the Python hub does and keeps the hub's
+// JSON-RPC behaviour where it differs from the SDK's (mempalace-wire.md
+// §2.1, §5):
+//
+//   - any Accept and Content-Type: clients that POST a bare tools/call with
+//     only "Accept: application/json" (or none) and no initialize work, and
+//     always get application/json back;
+//   - invalid JSON is 400 -32700 "Parse error"; a body that is not one
+//     JSON object (a batch included) is -32600 "Invalid Request";
+//   - notifications (notifications/* methods, with or without an id, and
+//     unknown methods without one) get 202 and no body; other requests
+//     without an id are answered, with id null;
+//   - unknown methods are -32601 "Unknown method: <name>";
+//   - tools/call's envelope checks, in the hub's order and with its texts,
+//     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
+//   - initialize reads only its protocol version: none negotiates
+//     2024-11-05, one that is not a string the newest;
+//   - ping and tools/list ignore their params;
+//   - a request without "jsonrpc": "2.0" is answered as if it had it;
+//   - the answer carries the request's id as Python decoded it, also
+//     where the SDK would round it or refuse it (answerID, sdkAnswer), and
+//     tools/list's result only its tools (sdk.go).
+//
+// It answers the refusals and notifications itself and returns done;
+// otherwise it returns the request and the body to forward to the SDK,
+// should nativeCall leave the request to it. Everything else, argument
+// handling included, happens in the tools, whichever path answers.
+func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, forward []byte, done bool) {
+	if !utf8.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return req, nil, true
+	}
+	env, err := objectMembers(body)
+	switch {
+	case err != nil && !json.Valid(body):
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
+		return req, nil, true
+	case err != nil:
+		writeRPCError(w, http.StatusOK, nil, jsonrpc.CodeInvalidRequest, "Invalid Request")
+		return req, nil, true
+	}
+	req.env = env
+	id := req.env.get("id")
+	req.method, _ = jsonValue(req.env.get("method"))
+	if method, _ := req.method.(string); strings.HasPrefix(method, "notifications/") {
+		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
+		return req, nil, true
+	}
+	if !isString(req.env.get("jsonrpc"), "2.0") { // the hub never reads it; the SDK requires it
+		body = withMember(body, "jsonrpc", json.RawMessage(`"2.0"`))
+		req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+	}
+	switch req.method {
+	case "initialize":
+		return req, withOnlyVersion(req.env), false
+	case "ping", "tools/list":
+		if req.env.get("params") != nil { // the hub reads none; the SDK refuses some
+			body = withMember(body, "params", nil)
+			req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+		}
+		return req, body, false
+	case "tools/call":
+		var code int64
+		var msg string
+		if req.params, req.tool, code, msg = h.checkCall(req.env.get("params")); code != 0 {
+			writeRPCError(w, http.StatusOK, id, code, msg)
+			return req, nil, true
+		}
+		return req, body, false
+	}
+	if isNull(id) { // an unknown method without an id is a notification too
+		w.WriteHeader(http.StatusAccepted)
+		return req, nil, true
+	}
+	writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, unknownMethod(req.method))
+	return req, nil, true
+}
+
+// checkCall applies the hub's tools/call envelope checks in order and
+// returns the params' members and the tool; a non-zero code refuses the
+// call. raw is a member of the validated body (or absent).
+func (h *Handler) checkCall(raw json.RawMessage) (params members, tool string, code int64, msg string) {
+	params, err := validMembers(raw)
+	if err != nil || params.get("name") == nil {
+		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
+	}
+	name, _ := jsonValue(params.get("name"))
+	tool, isString := name.(string)
+	if args := params.get("arguments"); !isString || (args != nil && !isNull(args) && !isObject(args)) {
+		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
+	}
+	if h.specs[tool] == nil {
+		return nil, "", jsonrpc.CodeMethodNotFound, "Unknown tool: " + tool
+	}
+	return params, tool, 0, ""
+}
+
+// unknownMethod is the hub's text, which names the type of a method that
+// is not a string as Python does.
+func unknownMethod(method any) string {
+	if s, ok := method.(string); ok {
+		return "Unknown method: " + s
+	}
+	return "Unknown method: expected a string, got " + pyTypeName(method)
+}
+
+func pyTypeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "float"
+		}
+		return "int"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// withMember is the JSON object body with key set to value, or without
+// key when value is nil.
+func withMember(body []byte, key string, value json.RawMessage) []byte {
+	env, _ := objectMembers(body) // a body the screen forwards is one object
+	out := env.asMap()
+	out[key] = value
+	if value == nil {
+		delete(out, key)
+	}
+	data, _ := json.Marshal(out) // raw JSON values always encode
+	return data
+}
+
+// withOnlyVersion is an initialize request whose params hold only the
+// protocol version, which is all the hub reads of them: the client's when
+// it is a string (the SDK negotiates it), the newest supported when it is
+// anything else, 2024-11-05 when there is none. Capabilities or client
+// info the SDK could not decode therefore never fail an initialize.
+func withOnlyVersion(env members) []byte {
+	var params members
+	if isObject(env.get("params")) {
+		params, _ = validMembers(env.get("params")) // a member of a valid body
+	}
+	version := json.RawMessage(`"` + oldestProtocolVersion + `"`)
+	if v := params.get("protocolVersion"); v != nil {
+		version = v
+		if s, _ := jsonValue(v); !isStringValue(s) {
+			version = json.RawMessage(`"` + protocolVersions[0] + `"`)
+		}
+	}
+	out := env.asMap()
+	out["params"], _ = json.Marshal(map[string]json.RawMessage{"protocolVersion": version}) // raw JSON values always encode
+	data, _ := json.Marshal(out)
+	return data
+}
+
+func isStringValue(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+func isObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}

@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// protocolVersions are the MCP versions the Python hub negotiates, newest
+// first: a client's version in the list is echoed, any other gets the
+// first.
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// newSDKHandler is the official Go SDK's streamable HTTP handler
+// (stateless, JSON responses) over a server with the tools of specs, each
+// run by tools.run as the native path runs it. It answers what nativeCall
+// leaves to it.
+func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[string]*toolSpec) http.Handler {
+	// The SDK logs every stateless request's session start and end at
+	// INFO; only its warnings and errors reach the node's log.
+	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
+	server := gosdk.NewServer(&gosdk.Implementation{Name: "mempalace", Version: opts.Version}, &gosdk.ServerOptions{
+		Logger:                    sdkLogger,
+		Capabilities:              &gosdk.ServerCapabilities{Tools: &gosdk.ToolCapabilities{}},
+		SupportedProtocolVersions: protocolVersions,
+	})
+	for _, spec := range catalog() {
+		server.AddTool(spec.tool(), sdkTool(tools, specs[spec.name]))
+	}
+	if opts.ReadOnly {
+		server.AddReceivingMiddleware(hideWriters(specs))
+	}
+	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              sdkLogger,
+		MaxRequestBodyBytes: opts.MaxRequestBytes,
+		// The node's Host pin (with its configured extra hosts) is the
+		// policy; the SDK's own loopback check would refuse a proxy's Host.
+		DisableLocalhostProtection: true,
+	})
+}
+
+// sdkTool adapts a tool to the SDK: its result is the one text content.
+func sdkTool(tools *toolSet, spec *toolSpec) gosdk.ToolHandler {
+	return func(ctx context.Context, req *gosdk.CallToolRequest) (*gosdk.CallToolResult, error) {
+		text, rpcErr := tools.run(ctx, spec, req.Params.Arguments)
+		if rpcErr != nil {
+			return nil, rpcErr
+		}
+		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: string(text)}}}, nil
+	}
+}
+
+// serveSDK forwards a screened request to the SDK as one of its clients
+// would send it (JSON, both Accept types), on a context that carries the
+// caller's for event_wait's cancellation; an answer the SDK would not
+// write as the hub does goes through sdkAnswer.
+func (h *Handler) serveSDK(w http.ResponseWriter, r *http.Request, req rpcRequest, forward []byte) {
+	answer := newSDKAnswer(w, req)
+	if answer != nil && answer.id != nil {
+		forward = withMember(forward, "id", json.RawMessage(placeholderID))
+	}
+	r = r.WithContext(withCaller(r.Context()))
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(forward)), int64(len(forward))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if answer == nil {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	h.sdk.ServeHTTP(answer, r)
+	answer.finish() // not deferred: after a panic nothing is sent, and the surface's recovery answers
+}
+
+// hideWriters drops the writers from tools/list, as a read-only hub does.
+func hideWriters(specs map[string]*toolSpec) gosdk.Middleware {
+	return func(next gosdk.MethodHandler) gosdk.MethodHandler {
+		return func(ctx context.Context, method string, req gosdk.Request) (gosdk.Result, error) {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*gosdk.ListToolsResult); ok {
+				list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *gosdk.Tool) bool {
+					return specs[t.Name].writer
+				})
+			}
+			return res, err
+		}
+	}
+}
+
+// minLevel passes on only records at or above min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}
+
+// placeholderID is the id a request is forwarded with when the SDK would
+// not echo its own: the hub answers with any id as Python decoded it,
+// while the SDK rounds integers beyond 2^53, turns 1.0 into 1 and refuses
+// ids that are neither numbers nor strings.
+const placeholderID = `"lsnode.request-id"`
+
+// sdkAnswer holds the SDK's answer to a request and sends it as the hub
+// would: with the request's own id where the request was forwarded with
+// placeholderID, and for tools/list without the cache-control members
+// go-sdk adds to every list result (ttlMs and cacheScope), which the
+// hub's {"tools": [...]} does not have.
+type sdkAnswer struct {
+	http.ResponseWriter
+	id        []byte // the request's id as the hub writes it; nil: the SDK echoes it right
+	listTools bool
+	status    int
+	buf       bytes.Buffer
+}
+
+// newSDKAnswer returns the holder of the answer to req, or nil when the
+// SDK's answer goes out as it is.
+func newSDKAnswer(w http.ResponseWriter, req rpcRequest) *sdkAnswer {
+	id := hubID(req.env.get("id"))
+	listTools := req.method == "tools/list"
+	if id == nil && !listTools {
+		return nil
+	}
+	return &sdkAnswer{ResponseWriter: w, id: id, listTools: listTools}
+}
+
+func (w *sdkAnswer) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *sdkAnswer) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.buf.Write(b)
+}
+
+// finish sends the answer, rewritten.
+func (w *sdkAnswer) finish() {
+	const frame = `{"jsonrpc":"2.0","id":`
+	body := w.buf.Bytes()
+	if rest, ok := bytes.CutPrefix(body, []byte(frame+placeholderID)); w.id != nil && ok {
+		body = append(append([]byte(frame), w.id...), rest...)
+	}
+	if w.listTools {
+		body = withoutCacheControl(body)
+	}
+	w.ResponseWriter.Header().Del("Content-Length")
+	w.ResponseWriter.WriteHeader(cmp.Or(w.status, http.StatusOK))
+	_, _ = w.ResponseWriter.Write(body)
+}
+
+// withoutCacheControl is a JSON-RPC answer whose result object has no
+// ttlMs or cacheScope member, every other byte as it was; an answer
+// without a result object (an error) is returned as it is.
+func withoutCacheControl(body []byte) []byte {
+	env, err := objectMembers(body)
+	if err != nil {
+		return body
+	}
+	result := env.get("result")
+	if !isObject(result) {
+		return body
+	}
+	members, _ := validMembers(result) // a member of a valid body
+	kept := make([]byte, 0, len(result))
+	kept = append(kept, '{')
+	for _, m := range members {
+		if m.key == "ttlMs" || m.key == "cacheScope" {
+			continue
+		}
+		if len(kept) > 1 {
+			kept = append(kept, ',')
+		}
+		key, _ := json.Marshal(m.key) // a string always encodes
+		kept = append(append(append(kept, key...), ':'), m.value...)
+	}
+	kept = append(kept, '}')
+	at := cap(body) - cap(result) // result is body[at : at+len(result)]
+	out := make([]byte, 0, len(body))
+	return append(append(append(out, body[:at]...), kept...), body[at+len(result):]...)
+}
