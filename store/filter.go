@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/lsnode/lsnode/store/rules"
@@ -11,15 +12,17 @@ const previewChars = 200
 
 // compiled is a validated filter: SQL conditions plus paging.
 type compiled struct {
-	where  []string
-	args   []any
-	to     string // to_agent filter: X or '*'
-	since  string // since_event_id
-	before string // before_event_id
-	cursor map[string]int64
-	order  string
-	limit  int
-	prev   bool
+	where []string
+	args  []any
+	to    string // to_agent filter: X or '*'
+	since string // since_event_id
+	// sinceName is what errors call since (Filter.SinceName).
+	sinceName string
+	before    string // before_event_id
+	cursor    map[string]int64
+	order     string
+	limit     int
+	prev      bool
 	// The same conditions as where, as values, for the tail cache.
 	eq       eventMatch
 	afterSeq int64
@@ -89,7 +92,8 @@ func compileFilter(f Filter) (*compiled, error) {
 		c.add("status = ?", status)
 		c.eq.status = status
 	}
-	if c.since, err = rules.Routing(f.SinceEventID, "since_event_id", false); err != nil {
+	c.sinceName = cmp.Or(f.SinceName, "since_event_id")
+	if c.since, err = rules.Routing(f.SinceEventID, c.sinceName, false); err != nil {
 		return nil, wrapRule(err)
 	}
 	if c.before, err = rules.Routing(f.BeforeEventID, "before_event_id", false); err != nil {

@@ -43,7 +43,7 @@ func (s *Store) listSQL(ctx context.Context, c *compiled) (ListResult, error) {
 	tx := s.reads.in(rtx)
 	where, args := append([]string(nil), c.where...), append([]any(nil), c.args...)
 	if c.since != "" {
-		seq, err := anchorSeq(ctx, tx, c.since, "since_event_id", ErrCursorNotHeld)
+		seq, err := anchorSeq(ctx, tx, c.since, c.sinceName, ErrCursorNotHeld)
 		if err != nil {
 			return ListResult{}, err
 		}

@@ -177,7 +177,10 @@ type Filter struct {
 	CorrelationID string
 	Status        string
 
-	SinceEventID   string // strictly after this event's local seq
+	SinceEventID string // strictly after this event's local seq
+	// SinceName is what errors call SinceEventID ("" means since_event_id):
+	// the SSE route names the Last-Event-ID header its client sent.
+	SinceName      string
 	BeforeEventID  string // strictly before this event's local seq
 	SinceCreatedAt string // created_at >= value (inclusive)
 	Cursor         string // portable cursor token (DESIGN.md §3)

@@ -53,8 +53,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, eventpage.Render(&timedOut, page, true))
 }
 
-// eventsRequest reads the filters, the cursor, limit and wait_ms (-1 when
-// absent) of an events request.
+// eventsParams are the query parameters GET /logstream/events takes: the
+// stream's filters, the paging of event_list, and wait_ms.
+var eventsParams = []string{"stream", "room", "topic", "type", "to_agent", "writer", "from_agent", "correlation_id",
+	"status", "since_created_at", "cursor", "since_event_id", "before_event_id", "order", "limit", "wait_ms"}
+
+// eventsRequest reads the filters, the cursor, the order, limit and
+// wait_ms (-1 when absent) of an events request. A newest-first page
+// (order=desc) pages back with before_event_id; a long poll waits for
+// newer events, so it takes the oldest-first order only.
 func eventsRequest(q query, maxWait time.Duration) (store.Filter, time.Duration, error) {
 	f, err := q.streamFilter()
 	if err != nil {
@@ -66,19 +73,27 @@ func eventsRequest(q query, maxWait time.Duration) (store.Filter, time.Duration,
 	} else {
 		f.SinceEventID = q["since_event_id"]
 	}
-	limit, err := q.intParam("limit", eventsDefaultLimit)
+	f.BeforeEventID = q["before_event_id"]
+	if o, ok := q["order"]; ok {
+		if f.Order, err = rules.Order(o); err != nil {
+			return f, 0, invalid(err.Error())
+		}
+	}
+	limit, err := q.wholeParam("limit", eventsDefaultLimit)
 	if err != nil {
 		return f, 0, err
 	}
 	if f.Limit, err = rules.Limit(limit); err != nil {
 		return f, 0, invalid(err.Error())
 	}
-	ms, err := q.intParam("wait_ms", -1)
+	ms, err := q.wholeParam("wait_ms", -1)
 	switch {
 	case err != nil:
 		return f, 0, err
 	case ms < 0 && q["wait_ms"] != "":
 		return f, 0, invalid("wait_ms must be a non-negative integer")
+	case ms >= 0 && f.Order == "desc":
+		return f, 0, invalid("wait_ms waits for newer events: it takes order=asc")
 	case ms < 0:
 		return f, -1, nil
 	case ms > maxWait.Milliseconds():

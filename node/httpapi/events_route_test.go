@@ -116,9 +116,9 @@ func TestEvents_Errors(t *testing.T) {
 	n := htStart(t, nil)
 	cases := map[string]string{
 		"limit=0":                 "limit must be a positive integer",
-		"limit=abc":               "invalid literal for int() with base 10: 'abc'",
+		"limit=abc":               "limit must be an integer, got 'abc'",
 		"wait_ms=-1":              "wait_ms must be a non-negative integer",
-		"wait_ms=1.5":             "invalid literal for int() with base 10: '1.5'",
+		"wait_ms=1.5":             "wait_ms must be an integer, got '1.5'",
 		"type=BAD":                "type='BAD' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)",
 		"since_created_at=2026-1": "since_created_at='2026-1' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)",
 	}

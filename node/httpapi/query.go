@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -157,6 +160,43 @@ func pyInt(s string) (int64, error) {
 	}
 	if neg {
 		n = -n
+	}
+	return n, nil
+}
+
+// onlyParams refuses a query string naming a parameter not in known, for
+// lsnode's own routes (route.own): a misspelt filter would otherwise
+// widen the answer silently. Blank pairs are ignored; a key with a blank
+// value still counts.
+func onlyParams(raw string, known []string) error {
+	for _, pair := range strings.Split(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(pair, "=")
+		if k = unquotePlus(k); !slices.Contains(known, k) {
+			if len(known) == 0 {
+				return invalid(fmt.Sprintf("unknown query parameter %s: this route takes none", rules.Repr(k)))
+			}
+			return invalid(fmt.Sprintf("unknown query parameter %s: this route takes %s", rules.Repr(k),
+				strings.Join(slices.Sorted(slices.Values(known)), ", ")))
+		}
+	}
+	return nil
+}
+
+// wholeParam reads an integer parameter of lsnode's own routes: decimal
+// digits with an optional sign, def when absent. Unlike intParam it does
+// not answer with Python's int() error text, which means nothing to a
+// client of a route the hub does not have.
+func (q query) wholeParam(key string, def int64) (int64, error) {
+	v, ok := q[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, invalid(fmt.Sprintf("%s must be an integer, got %s", key, rules.Repr(v)))
 	}
 	return n, nil
 }

@@ -14,12 +14,15 @@ import (
 )
 
 // queryErrorTexts are the 400 texts of the /sync/ops and /logstream/*
-// parameter checks (mempalace-wire.md §3.7, §4), as prefixes.
+// parameter checks (docs/compatibility.md#sync-routes), as prefixes.
 var queryErrorTexts = []string{
 	"invalid literal for int() with base 10: ",
 	"after_seq must be a non-negative integer",
 	"limit must be a positive integer",
 	"wait_ms must be a non-negative integer",
+	// /logstream/events is lsnode's own route: its integers and order.
+	"limit must be an integer, got ", "wait_ms must be an integer, got ",
+	"wait_ms waits for newer events: it takes order=asc", "order=",
 	"origin must be a non-empty string", "origin exceeds maximum length of ", "origin contains control characters",
 	"from_agent must be a non-empty string", "from_agent exceeds maximum length of ", "from_agent contains control characters",
 }

@@ -138,13 +138,16 @@ func (s *Server) readyChecks(ctx context.Context, th ReadyThresholds) ([]readyCh
 	}, nil
 }
 
+// readyParams are the threshold overrides GET /readyz takes.
+var readyParams = []string{"max_lag_ops", "max_quarantined", "min_alive_peers"}
+
 // readyThresholds applies the query's overrides to the defaults.
 func readyThresholds(def ReadyThresholds, r *http.Request) (ReadyThresholds, error) {
 	th := def
 	for _, p := range []struct {
 		name string
 		dst  *int64
-	}{{"max_lag_ops", &th.MaxLagOps}, {"max_quarantined", &th.MaxQuarantined}, {"min_alive_peers", &th.MinAlivePeers}} {
+	}{{readyParams[0], &th.MaxLagOps}, {readyParams[1], &th.MaxQuarantined}, {readyParams[2], &th.MinAlivePeers}} {
 		v := r.URL.Query().Get(p.name)
 		if v == "" {
 			continue

@@ -70,6 +70,13 @@ type route struct {
 	auth   bool   // requires the bearer token (when one is configured)
 	scoped bool   // open to agent tokens, whose identity the handler applies; other auth routes need an admin token
 	stream bool   // long-lived: excluded from the duration histogram
+	// own marks lsnode's own routes (not the Python hub's): params are the
+	// query parameters it takes, and a request naming any other gets 400;
+	// its refusals are JSON, never the hub's HTML error pages. The hub's
+	// routes read their query as the hub does and keep its pages
+	// (docs/compatibility.md#http-behaviour).
+	own    bool
+	params []string
 	h      http.HandlerFunc
 }
 
@@ -77,13 +84,13 @@ type route struct {
 func (s *Server) getRoutes() map[string]route {
 	return map[string]route{
 		"/healthz":             {name: "/healthz", h: s.handleHealthz},
-		"/readyz":              {name: "/readyz", h: s.handleReadyz},
-		"/lsnode/agents":       {name: "/lsnode/agents", auth: true, h: s.handleAgents},
-		"/lsnode/keys":         {name: "/lsnode/keys", auth: true, h: s.handleKeys},
+		"/readyz":              {name: "/readyz", own: true, params: readyParams, h: s.handleReadyz},
+		"/lsnode/agents":       {name: "/lsnode/agents", auth: true, own: true, params: []string{"window"}, h: s.handleAgents},
+		"/lsnode/keys":         {name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys},
 		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.cfg.Registry).ServeHTTP},
 		"/logstream/stream":    {name: "/logstream/stream", auth: true, scoped: true, stream: true, h: s.handleStream},
-		"/logstream/events":    {name: "/logstream/events", auth: true, scoped: true, stream: true, h: s.handleEvents},
+		"/logstream/events":    {name: "/logstream/events", auth: true, scoped: true, stream: true, own: true, params: eventsParams, h: s.handleEvents},
 		"/sync/version_vector": {name: "/sync/version_vector", auth: true, h: s.handleVersionVector},
 		"/sync/ops":            {name: "/sync/ops", auth: true, h: s.handleOps},
 		"/sync/artifact":       {name: "/sync/artifact", auth: true, h: s.handleArtifact},
@@ -125,7 +132,7 @@ func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route
 			return mcp
 		}
 		if path == "/lsnode/keys" {
-			return route{name: "/lsnode/keys", auth: true, h: s.handleKeys}
+			return route{name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys}
 		}
 		return route{name: "other", auth: true, scoped: true, h: notFound}
 	}
@@ -161,8 +168,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	code, id := s.policy.check(r, rt.auth)
 	if code != 0 {
 		s.log.Warn("request rejected", "status", code, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"))
-		writeErrorPage(sw, code, http.StatusText(code))
+		if rt.own {
+			writeJSON(sw, code, errorJSON(http.StatusText(code)))
+		} else {
+			writeErrorPage(sw, code, http.StatusText(code))
+		}
 		return
+	}
+	if rt.own {
+		if err := onlyParams(r.URL.RawQuery, rt.params); err != nil {
+			writeError(sw, r, s.log, err)
+			return
+		}
 	}
 	if rt.auth && !rt.scoped && id.Scoped() {
 		refuseScoped(sw, r, s.log, id)

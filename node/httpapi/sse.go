@@ -88,7 +88,7 @@ func (s *Server) openCursor(ctx context.Context, q query, lastEventID string) (*
 	case q["since_event_id"] != "":
 		c.f.SinceEventID = q["since_event_id"]
 	case lastEventID != "":
-		c.f.SinceEventID = lastEventID
+		c.f.SinceEventID, c.f.SinceName = lastEventID, "Last-Event-ID header"
 	case q["cursor"] != "":
 		c.f.Cursor, c.portable = q["cursor"], true
 	default:

@@ -155,7 +155,7 @@ func TestSSE_BadRequestsAre400BeforeStreaming(t *testing.T) {
 		{"?from_agent=%20%20", nil, "from_agent must be a non-empty string"},
 		{"?stream=" + strings.Repeat("s", 257), nil, "stream exceeds maximum length of 256 characters"},
 		{"?since_event_id=evt_nope", nil, "since_event_id 'evt_nope' not found..."},
-		{"", map[string]string{"Last-Event-ID": "evt_gone"}, "since_event_id 'evt_gone' not found..."},
+		{"", map[string]string{"Last-Event-ID": "evt_gone"}, "Last-Event-ID header 'evt_gone' not found..."}, // names the header (docs/compatibility.md)
 		{"?cursor=bogus", nil, "cursor 'bogus' is not a valid lsnode cursor..."},
 	}
 	for _, tc := range cases {
