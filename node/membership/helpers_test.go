@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/membership/memnet"
 )
 
@@ -128,27 +129,10 @@ func stateOn(n *testNode, name string) State {
 	return ""
 }
 
-// waitFor polls cond every 10 ms until it holds or timeout passes; on
-// timeout it fails with cond's last description.
-func waitFor(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, desc := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, desc)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitStates waits until every observer sees every target in state.
 func waitStates(t *testing.T, observers []*testNode, targets []string, state State) {
 	t.Helper()
-	waitFor(t, 10*time.Second, func() (bool, string) {
+	testwait.For(t, 10*time.Second, func() (bool, string) {
 		for _, o := range observers {
 			for _, name := range targets {
 				if got := stateOn(o, name); got != state {

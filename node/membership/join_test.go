@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/membership/memnet"
 )
 
@@ -145,7 +146,7 @@ func TestJoin_RetriesWithBackoff(t *testing.T) {
 	// The retry due now joins b, unless a's rejoin loop (on the real
 	// clock, every rejoin) joined it first on a slow machine: then the
 	// retry finds a peer up and ends without an attempt.
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		st := a.m.JoinStatus()
 		retried := st.Attempts == len(want)+1 && st.LastError == ""
 		return !st.Pending && (retried || st.Attempts == len(want)), fmt.Sprintf("join status %+v", st)
