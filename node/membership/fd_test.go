@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/membership/memnet"
 )
 
@@ -188,12 +189,12 @@ func runCrash(c *fdCluster, rng *rand.Rand) (time.Duration, error) {
 			survivors = append(survivors, n.name)
 		}
 	}
-	deadline := start.Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if last, ok := c.downs.allSaw(survivors, victim.name); ok {
-			return last.Sub(start), nil
-		}
-		time.Sleep(5 * time.Millisecond)
+	var last time.Time // when the last survivor saw it down
+	if ok, _ := testwait.Poll(time.Until(start.Add(15*time.Second)), func() (ok bool, _ string) {
+		last, ok = c.downs.allSaw(survivors, victim.name)
+		return ok, ""
+	}); ok {
+		return last.Sub(start), nil
 	}
 	return 0, fmt.Errorf("%s not reported down by every survivor within 15 s: %v", victim.name, c.downs)
 }
