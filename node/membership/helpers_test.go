@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -127,6 +128,21 @@ func stateOn(n *testNode, name string) State {
 		}
 	}
 	return ""
+}
+
+// inBubble runs f in a synctest bubble: memberlist, the Hub and the
+// Membership loops all run on the bubble's clock, which moves on as soon
+// as every goroutine waits, so a test of what must not happen within a
+// window (a verdict, a heal) sleeps through the window at no cost and
+// with nothing in flight at its end. memberlist leaves goroutines behind
+// at Shutdown that end by their own timers (an indirect probe waits out
+// its timeout); the bubble's root must outlive them, so after f's
+// cleanups it sleeps, in bubble time, past every memberlist timeout.
+func inBubble(t *testing.T, f func(t *testing.T)) {
+	synctest.Test(t, func(t *testing.T) {
+		t.Cleanup(func() { time.Sleep(time.Minute) }) // runs last
+		f(t)
+	})
 }
 
 // waitStates waits until every observer sees every target in state.

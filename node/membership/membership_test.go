@@ -111,6 +111,10 @@ func TestMembership_PartitionHealsThroughRejoin(t *testing.T) {
 // TestMembership_PartitionStaysWithoutRejoin is the control: with the
 // rejoin loop off, the same partition does not heal by itself.
 func TestMembership_PartitionStaysWithoutRejoin(t *testing.T) {
+	inBubble(t, testPartitionStaysWithoutRejoin)
+}
+
+func testPartitionStaysWithoutRejoin(t *testing.T) {
 	hub := newHub(t)
 	nodes := startCluster(t, hub, 4, func(c *Config) { c.RejoinInterval = -1 })
 	hub.Partition(names(nodes[:2]), names(nodes[2:]))
