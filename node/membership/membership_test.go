@@ -123,7 +123,7 @@ func testPartitionStaysWithoutRejoin(t *testing.T) {
 	waitReaped(t, nodes)
 	hub.HealAll()
 	// A negative needs a window: 3 push/pull intervals (500 ms each) and
-	// 15 probe intervals pass with every link restored.
+	// 15 probe intervals pass with every link restored, in bubble time.
 	time.Sleep(1500 * time.Millisecond)
 	if got := stateOn(nodes[0], "n2"); got != StateDead {
 		t.Fatalf("n0 sees n2 as %q without the rejoin loop; want still dead", got)
