@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/sseclient"
 )
 
@@ -231,8 +232,7 @@ func (w *sseWatch) Err() error {
 // waitSeen polls until every id is seen by every watcher.
 func waitSeen(t testing.TB, within time.Duration, ids []string, watchers ...*sseWatch) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	testwait.For(t, within, func() (bool, string) {
 		missing := 0
 		for _, w := range watchers {
 			for _, id := range ids {
@@ -244,14 +244,8 @@ func waitSeen(t testing.TB, within time.Duration, ids []string, watchers ...*sse
 				t.Fatalf("SSE stream ended: %v", err)
 			}
 		}
-		if missing == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d (event, node) pairs not seen within %v", missing, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return missing == 0, fmt.Sprintf("%d (event, node) pairs not seen", missing)
+	})
 }
 
 // quantile is the nearest-rank q-quantile of xs (sorted in place).

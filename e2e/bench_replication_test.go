@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -312,7 +313,7 @@ func TestBenchReplication_Scale(t *testing.T) {
 		peers[i] = []int{(i + 1) % n, (i + 5) % n}
 	}
 	nodes, _ := rpMesh(t, clusters, peers)
-	eventually(t, 2*time.Minute, "every node following its peers", func() bool {
+	testwait.Until(t, 2*time.Minute, "every node following its peers", func() bool {
 		for _, p := range nodes {
 			var out struct {
 				Lsnode struct {

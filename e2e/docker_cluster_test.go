@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -313,18 +314,15 @@ func dkAlertExpr(t *testing.T, root, name string) string {
 // dkWaitHealthy polls GET /healthz until it answers 200.
 func dkWaitHealthy(t *testing.T, base string, within time.Duration) {
 	t.Helper()
-	var last string
-	dkEventually(t, base+" /healthz", within, func() bool {
+	testwait.For(t, within, func() (bool, string) {
 		resp, err := http.Get(base + "/healthz")
 		if err != nil {
-			last = err.Error()
-			return false
+			return false, base + " /healthz: " + err.Error()
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		last = fmt.Sprintf("%d %s", resp.StatusCode, body)
-		return resp.StatusCode == http.StatusOK
-	}, func() string { return last })
+		return resp.StatusCode == http.StatusOK, fmt.Sprintf("%s /healthz: %d %s", base, resp.StatusCode, body)
+	})
 }
 
 // dkAppend appends one event through base with a bare tools/call and
@@ -351,25 +349,22 @@ func dkAppend(t *testing.T, base, token, body string) string {
 // dkWaitEvent polls mempalace_event_list on base until it holds event id.
 func dkWaitEvent(t *testing.T, base, token, id string, within time.Duration) {
 	t.Helper()
-	var last string
-	dkEventually(t, fmt.Sprintf("event %s on %s", id, base), within, func() bool {
+	testwait.For(t, within, func() (bool, string) {
 		var res struct {
 			Events []map[string]any `json:"events"`
 			Error  string           `json:"error"`
 		}
 		if err := dkTryToolCall(base, token, "mempalace_event_list",
 			map[string]any{"stream": "e2e/docker", "limit": 500}, &res); err != nil {
-			last = err.Error()
-			return false
+			return false, fmt.Sprintf("event %s on %s: %v", id, base, err)
 		}
 		ids := make([]string, 0, len(res.Events))
 		for _, e := range res.Events {
 			s, _ := e["id"].(string)
 			ids = append(ids, s)
 		}
-		last = fmt.Sprintf("error=%q ids=%v", res.Error, ids)
-		return slices.Contains(ids, id)
-	}, func() string { return last })
+		return slices.Contains(ids, id), fmt.Sprintf("event %s on %s: error=%q ids=%v", id, base, res.Error, ids)
+	})
 }
 
 func dkToolCall(t *testing.T, base, token, tool string, args map[string]any, out any) {
@@ -476,16 +471,15 @@ func dkQuery(query string) ([]dkSample, error) {
 func dkWaitQuery(t *testing.T, what, query string, within time.Duration, ok func([]dkSample) bool) {
 	t.Helper()
 	var last string
-	dkEventually(t, what+" ("+query+")", within, func() bool {
+	testwait.For(t, within, func() (bool, string) {
 		res, err := dkQuery(query)
 		if err != nil {
-			last = err.Error()
-			return false
+			return false, fmt.Sprintf("%s (%s): %v", what, query, err)
 		}
 		b, _ := json.Marshal(res)
 		last = string(b)
-		return ok(res)
-	}, func() string { return last })
+		return ok(res), fmt.Sprintf("%s (%s): %s", what, query, last)
+	})
 	t.Logf("prometheus: %s: %s", what, last)
 }
 
@@ -503,22 +497,6 @@ func dkHasNodes(nodes ...string) func([]dkSample) bool {
 }
 
 func dkEmpty(res []dkSample) bool { return len(res) == 0 }
-
-// dkEventually polls cond every 500ms until it holds or within passes;
-// then the test fails with what the last try saw.
-func dkEventually(t *testing.T, what string, within time.Duration, cond func() bool, last func() string) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; last: %s", what, within, last())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
 
 // dkCommand runs name with args in dir (the current one when ""), with
 // extra environment variables, and returns its combined output.

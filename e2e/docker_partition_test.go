@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -168,15 +169,12 @@ func (w *dpWriter) partitionRound(victim int) {
 
 	// The survivors see the victim leave the membership.
 	survivor := (victim + 1) % len(w.targets)
-	var last string
-	ok := faultPoll(60*time.Second, 250*time.Millisecond, func() bool {
+	ok, last := testwait.Poll(60*time.Second, func() (bool, string) {
 		m, err := faultMembers(w.targets[survivor].URL, w.token)
 		if err != nil {
-			last = err.Error()
-			return false
+			return false, err.Error()
 		}
-		last = m[name].State
-		return last != "alive"
+		return m[name].State != "alive", m[name].State
 	})
 	if !ok {
 		t.Fatalf("%s still sees %s %q 60 s after the disconnect", w.targets[survivor].Name, name, last)

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // checkTarget is one node as the checker reaches it.
@@ -97,44 +99,37 @@ const settleFor = time.Second
 // difference seen.
 func waitConverged(targets []checkTarget, within time.Duration) (time.Duration, string) {
 	start := time.Now()
-	var last string
 	var settled map[string]int64 // the common vector, and since when
 	var settledAt time.Time
-	ok := faultPoll(within, 250*time.Millisecond, func() bool {
+	ok, last := testwait.Poll(within, func() (bool, string) {
 		var first map[string]int64
 		for i, t := range targets {
 			var vv struct {
 				VV map[string]int64 `json:"version_vector"`
 			}
 			if err := faultGetJSON(t.URL, t.Token, "/sync/version_vector", &vv); err != nil {
-				last = fmt.Sprintf("%s: %v", t.Name, err)
-				return false
+				return false, fmt.Sprintf("%s: %v", t.Name, err)
 			}
 			if i == 0 {
 				first = vv.VV
 			} else if !maps.Equal(first, vv.VV) {
-				last = fmt.Sprintf("%s vv %v != %s vv %v", targets[0].Name, first, t.Name, vv.VV)
-				return false
+				return false, fmt.Sprintf("%s vv %v != %s vv %v", targets[0].Name, first, t.Name, vv.VV)
 			}
 			m, err := faultMembers(t.URL, t.Token)
 			if err != nil {
-				last = fmt.Sprintf("%s members: %v", t.Name, err)
-				return false
+				return false, fmt.Sprintf("%s members: %v", t.Name, err)
 			}
 			for _, o := range targets {
 				row, ok := m[o.Name]
 				if !ok || row.State != "alive" || (!row.Self && (row.LagOps == nil || *row.LagOps != 0)) {
-					last = fmt.Sprintf("%s sees %s: %+v", t.Name, o.Name, row)
-					return false
+					return false, fmt.Sprintf("%s sees %s: %+v", t.Name, o.Name, row)
 				}
 			}
 		}
 		if !maps.Equal(settled, first) {
 			settled, settledAt = first, time.Now()
-			last = fmt.Sprintf("common vector %v, not yet settled for %v", first, settleFor)
-			return false
 		}
-		return time.Since(settledAt) >= settleFor
+		return time.Since(settledAt) >= settleFor, fmt.Sprintf("common vector %v, not yet settled for %v", first, settleFor)
 	})
 	if !ok {
 		return time.Since(start), last

@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -377,22 +378,19 @@ func (c *faultCluster) freeDisk() error {
 // waitMembers waits until every node's /sync/peers lists every node alive.
 func (c *faultCluster) waitMembers(within time.Duration) {
 	c.t.Helper()
-	var last string
-	ok := faultPoll(within, 200*time.Millisecond, func() bool {
+	ok, last := testwait.Poll(within, func() (bool, string) {
 		for _, n := range c.nodes {
 			m, err := faultMembers(n.URL(), c.token)
 			if err != nil {
-				last = fmt.Sprintf("%s: %v", n.name, err)
-				return false
+				return false, fmt.Sprintf("%s: %v", n.name, err)
 			}
 			for _, o := range c.nodes {
 				if m[o.name].State != "alive" {
-					last = fmt.Sprintf("%s sees %s as %q", n.name, o.name, m[o.name].State)
-					return false
+					return false, fmt.Sprintf("%s sees %s as %q", n.name, o.name, m[o.name].State)
 				}
 			}
 		}
-		return true
+		return true, ""
 	})
 	if !ok {
 		c.t.Fatalf("cluster did not form within %v: %s", within, last)
@@ -466,21 +464,6 @@ func faultTail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// faultPoll calls cond every interval until it holds (true) or within
-// passes (false).
-func faultPoll(within, interval time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(interval)
-	}
 }
 
 // faultHTTP is the client of the checker and the schedule (not the load).

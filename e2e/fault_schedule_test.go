@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // faultKind names one kind of fault.
@@ -184,19 +186,19 @@ func (c *faultCluster) catchUp(within time.Duration) (time.Duration, bool) {
 			target[o] = max(target[o], v)
 		}
 	}
-	ok := faultPoll(within, 50*time.Millisecond, func() bool {
+	ok, _ := testwait.Poll(within, func() (bool, string) {
 		for _, n := range c.nodes {
 			vv, err := faultVV(n.URL(), c.token)
 			if err != nil {
-				return false
+				return false, err.Error()
 			}
 			for o, v := range target {
 				if vv[o] < v {
-					return false
+					return false, fmt.Sprintf("%s holds %s up to %d, want %d", n.name, o, vv[o], v)
 				}
 			}
 		}
-		return true
+		return true, ""
 	})
 	return time.Since(start), ok
 }

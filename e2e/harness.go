@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // Harness timeouts.
@@ -215,24 +217,29 @@ func (p *lsnodeProc) exec() (chan struct{}, error) {
 }
 
 func (p *lsnodeProc) waitHealthy(done chan struct{}) error {
-	deadline := time.Now().Add(startTimeout)
-	for time.Now().Before(deadline) {
+	exited := false
+	ended, _ := testwait.Poll(startTimeout, func() (bool, string) {
 		select {
 		case <-done:
-			return fmt.Errorf("lsnode exited during start: %v", p.exitErr())
+			exited = true
+			return true, ""
 		default:
 		}
 		resp, err := p.http.Get(p.URL + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if err != nil {
+			return false, ""
 		}
-		time.Sleep(20 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, ""
+	})
+	switch {
+	case exited:
+		return fmt.Errorf("lsnode exited during start: %v", p.exitErr())
+	case !ended:
+		p.Kill()
+		return fmt.Errorf("no healthy /healthz within %v", startTimeout)
 	}
-	p.Kill()
-	return fmt.Errorf("no healthy /healthz within %v", startTimeout)
+	return nil
 }
 
 // Stop sends SIGTERM and waits for the exit; a clean shutdown is nil. It
@@ -394,16 +401,4 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

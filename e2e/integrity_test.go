@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
@@ -68,7 +69,7 @@ func TestIntegrity_SignedEndToEnd(t *testing.T) {
 	phTool(t, n1, token, "mempalace_patch_submit", map[string]any{"content": "--- a\n+++ b\n",
 		"from_agent": "agent@n1", "stream": "project/sign"})
 	var vv []map[string]int64
-	eventually(t, 60*time.Second, "three nodes converge", func() bool {
+	testwait.Until(t, 60*time.Second, "three nodes converge", func() bool {
 		vv = vv[:0]
 		for _, n := range nodes {
 			vv = append(vv, phVector(t, n.URL, token))
@@ -103,7 +104,7 @@ func TestIntegrity_SignedEndToEnd(t *testing.T) {
 	phTool(t, n1, token, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/sign",
 		"room": "main", "from_agent": "agent@n1", "body": "after the restart"})
 	want := phVector(t, n1.URL, token)
-	eventually(t, 60*time.Second, "n3 catches up after its restart", func() bool {
+	testwait.Until(t, 60*time.Second, "n3 catches up after its restart", func() bool {
 		return maps.Equal(phVector(t, n3.URL, token), want)
 	})
 	if in, q := statuszIntegrity(t, n3, token); in.Refused != 0 || q != 0 || in.Verified == 0 {
@@ -147,7 +148,7 @@ func TestIntegrity_MixedMeshRefusesUnsigned(t *testing.T) {
 	}
 	r1, r2 := replicaOf(t, n1, meshNodeToken), replicaOf(t, n2, meshNodeToken)
 	var v1, v2, vh map[string]int64
-	eventually(t, 60*time.Second, "both nodes refuse the hub's op and the lsnode origins converge", func() bool {
+	testwait.Until(t, 60*time.Second, "both nodes refuse the hub's op and the lsnode origins converge", func() bool {
 		v1, v2, vh = phVector(t, n1.URL, meshNodeToken), phVector(t, n2.URL, meshNodeToken), phVector(t, srv.URL, meshHubToken)
 		in1, q1 := statuszIntegrity(t, n1, meshNodeToken)
 		in2, q2 := statuszIntegrity(t, n2, meshNodeToken)

@@ -164,7 +164,8 @@ func TestKeys_RotationWithoutRestart(t *testing.T) {
 	stale := mbStart(t, "stale", mbOptions{keyFile: mbKeyFile(t, 11), join: seed.gossip, extra: fast})
 	rpLogsContain(t, mbStateLimit, stale.p, "gossip join incomplete", "no installed keys could decrypt the message")
 	// It keeps retrying (every second); watch three rounds: no member
-	// ever lists it.
+	// ever lists it. The nodes are processes on the wall clock, so the
+	// window is real time.
 	for watchUntil := time.Now().Add(3 * time.Second); time.Now().Before(watchUntil); time.Sleep(100 * time.Millisecond) {
 		for _, n := range nodes {
 			st, err := rpStates(n.p)

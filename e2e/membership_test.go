@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/testpki"
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // Gossip membership between real `lsnode serve` processes (issue 5):
@@ -288,9 +289,8 @@ func TestMembership_StrangersKeptOut(t *testing.T) {
 	// is alive on a member (the wrong key one not listed at all, the other
 	// cluster's refused if listed), and the members are not alive on them.
 	watchFrom := time.Now()
-	deadline := watchFrom.Add(mbStateLimit)
 	looks := 0
-	for {
+	kept, _ := testwait.Poll(mbStateLimit, func() (bool, string) {
 		looks++
 		done := time.Since(watchFrom) > 5*time.Second
 		for _, p := range members {
@@ -324,15 +324,11 @@ func TestMembership_StrangersKeptOut(t *testing.T) {
 				t.Fatalf("stranger %s sees members alive: %v", s.name, st)
 			}
 		}
-		done = done && strings.Contains(wrongKey.p.Logs(), "gossip join incomplete")
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("strangers not refused everywhere within %v; k0 log:\n%s\nwrong-key log:\n%s",
-				mbStateLimit, seed.p.Logs(), wrongKey.p.Logs())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return done && strings.Contains(wrongKey.p.Logs(), "gossip join incomplete"), ""
+	})
+	if !kept {
+		t.Fatalf("strangers not refused everywhere within %v; k0 log:\n%s\nwrong-key log:\n%s",
+			mbStateLimit, seed.p.Logs(), wrongKey.p.Logs())
 	}
 	t.Logf("strangers kept out: %d looks over %v", looks, time.Since(watchFrom).Round(time.Millisecond))
 

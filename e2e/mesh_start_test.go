@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // A mesh started all at once, as `make cluster` (scripts/local-cluster.sh)
@@ -111,17 +113,10 @@ func msOptions(t *testing.T, start int) []nodeOptions {
 // msWaitMesh polls every node's /sync/peers until each lists msNodes
 // alive members, or msMeshTime has passed since began.
 func msWaitMesh(procs []*lsnodeProc, began time.Time) (time.Duration, bool) {
-	deadline := began.Add(msMeshTime)
-	for {
-		if msMeshed(procs) {
-			took := time.Since(began)
-			return took, took <= msMeshTime
-		}
-		if time.Now().After(deadline) {
-			return time.Since(began), false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	meshed, _ := testwait.Poll(time.Until(began.Add(msMeshTime)), func() (bool, string) { return msMeshed(procs), "" },
+		testwait.Every(20*time.Millisecond)) // timed
+	took := time.Since(began)
+	return took, meshed && took <= msMeshTime
 }
 
 func msMeshed(procs []*lsnodeProc) bool {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 var updateMetricsDoc = flag.Bool("update-metrics-doc", false,
@@ -50,7 +52,7 @@ func TestMetricsDoc(t *testing.T) {
 	// so the HTTP request families may trail the first scrape: scrape
 	// until both are in.
 	var exported map[string]*docMetric
-	eventually(t, 10*time.Second, "the HTTP request metrics of the health checks", func() bool {
+	testwait.Until(t, 10*time.Second, "the HTTP request metrics of the health checks", func() bool {
 		exported = parseExposition(t, scrapeMetrics(t, n.p))
 		return exported["lsnode_http_requests_total"] != nil && exported["lsnode_http_request_duration_seconds"] != nil
 	})

@@ -8,13 +8,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/lsnode/lsnode/internal/promrules"
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // An alert can only fire on a series that exists: a counter born at its
@@ -134,21 +134,14 @@ func unmatched(p *lsnodeProc, sels []ruleSelector, exempt map[string]string) ([]
 // the exempt ones matches a series, and fails naming those that never do.
 func requireRuleSeries(t *testing.T, p *lsnodeProc, sels []ruleSelector, exempt map[string]string, when string) {
 	t.Helper()
-	deadline := time.Now().Add(mbStateLimit)
-	for {
+	testwait.For(t, mbStateLimit, func() (bool, string) {
 		miss, err := unmatched(p, sels, exempt)
-		if err == nil && len(miss) == 0 {
-			return
+		if err != nil {
+			return false, fmt.Sprintf("%s: %v", when, err)
 		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				t.Fatalf("%s: %v", when, err)
-			}
-			t.Fatalf("%s: %s/metrics has no series for %d selector(s) of %s:\n  %s",
-				when, p.URL, len(miss), rulesFile, strings.Join(miss, "\n  "))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(miss) == 0, fmt.Sprintf("%s: %s/metrics has no series for %d selector(s) of %s:\n  %s",
+			when, p.URL, len(miss), rulesFile, strings.Join(miss, "\n  "))
+	})
 }
 
 // TestMetrics_RuleSeriesFromStart: two nodes replicate and gossip with

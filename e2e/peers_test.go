@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // `lsnode peers` as an operator reads it after a start that went wrong
@@ -26,7 +28,7 @@ func TestPeers_JoinPending(t *testing.T) {
 	lone := mbStart(t, "lone", mbOptions{join: seedAddr})
 	var code int
 	var out, errOut string
-	eventually(t, 10*time.Second, "lsnode peers to report the join pending", func() bool {
+	testwait.Until(t, 10*time.Second, "lsnode peers to report the join pending", func() bool {
 		code, out, errOut = lone.p.CLI("peers")
 		return code == 1 && strings.Contains(errOut, "gossip join pending")
 	})
@@ -75,7 +77,7 @@ func TestPeers_KilledPeerKeepsLastSync(t *testing.T) {
 	victim, survivors := nodes[1], []*mbNode{nodes[0], nodes[2]}
 	before := map[string]time.Time{}
 	for _, s := range survivors {
-		eventually(t, mbStateLimit, s.name+" to show a last sync with "+victim.name, func() bool {
+		testwait.Until(t, mbStateLimit, s.name+" to show a last sync with "+victim.name, func() bool {
 			at, ok := pkLastSync(t, s, victim.name)
 			before[s.name] = at
 			return ok

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
@@ -85,13 +86,9 @@ func TestPyHub_MixedMesh(t *testing.T) {
 		}
 		return len(last[0]) == 3 && maps.Equal(last[0], last[1]) && maps.Equal(last[0], last[2])
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for !converged() {
-		if time.Now().After(deadline) {
-			lastErr.Lock()
-			t.Fatalf("no convergence: vectors %v; hub's last pull: %v\nnode1:\n%s\nnode2:\n%s", last, lastErr.err, n1.Logs(), n2.Logs())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if ok, _ := testwait.Poll(60*time.Second, func() (bool, string) { return converged(), "" }); !ok {
+		lastErr.Lock()
+		t.Fatalf("no convergence in 60s: vectors %v; hub's last pull: %v\nnode1:\n%s\nnode2:\n%s", last, lastErr.err, n1.Logs(), n2.Logs())
 	}
 	for origin := range last[0] {
 		ref := phOps(t, members[0].url, members[0].token, origin)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // Helpers of the replication and membership suites: MCP calls, the sync
@@ -196,18 +198,10 @@ func rpMissing(want []string, have map[string]bool) ([]string, int) {
 // through mempalace_event_list. It fails the test with what differs.
 func rpConverged(t *testing.T, within time.Duration, want []string, nodes ...*lsnodeProc) {
 	t.Helper()
-	var last string
-	deadline := time.Now().Add(within)
-	for {
-		last = rpDiff(want, nodes)
-		if last == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not converged after %v: %s", within, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.For(t, within, func() (bool, string) {
+		diff := rpDiff(want, nodes)
+		return diff == "", "not converged: " + diff
+	})
 	for _, p := range nodes {
 		ids, err := rpListIDs(p)
 		if err != nil {
@@ -311,15 +305,11 @@ func rpCLIMembers(t *testing.T, p *lsnodeProc) []rpMember {
 // given state (a missing row counts as "absent").
 func rpWaitStates(t *testing.T, within time.Duration, observers []*lsnodeProc, want map[string]string) {
 	t.Helper()
-	var last string
-	deadline := time.Now().Add(within)
-	for {
-		last = ""
+	testwait.For(t, within, func() (bool, string) {
 		for _, o := range observers {
 			st, err := rpStates(o)
 			if err != nil {
-				last = err.Error()
-				break
+				return false, "member states: " + err.Error()
 			}
 			for name, state := range want {
 				got, ok := st[name]
@@ -327,22 +317,12 @@ func rpWaitStates(t *testing.T, within time.Duration, observers []*lsnodeProc, w
 					got = "absent"
 				}
 				if got != state {
-					last = fmt.Sprintf("%s sees %s %s, want %s (all: %v)", o.URL, name, got, state, st)
-					break
+					return false, fmt.Sprintf("member states: %s sees %s %s, want %s (all: %v)", o.URL, name, got, state, st)
 				}
 			}
-			if last != "" {
-				break
-			}
 		}
-		if last == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("member states not reached within %v: %s", within, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return true, ""
+	})
 }
 
 // rpAll is want with every name in state.
@@ -401,7 +381,7 @@ func rpConcurrentAppends(t *testing.T, nodes []*lsnodeProc, perNode, workers int
 // rpLogsContain polls until p's log holds every one of subs.
 func rpLogsContain(t *testing.T, within time.Duration, p *lsnodeProc, subs ...string) {
 	t.Helper()
-	eventually(t, within, fmt.Sprintf("%s log to show %q", p.URL, subs), func() bool {
+	testwait.Until(t, within, fmt.Sprintf("%s log to show %q", p.URL, subs), func() bool {
 		logs := p.Logs()
 		for _, s := range subs {
 			if !strings.Contains(logs, s) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // Replication between real `lsnode serve` processes on 127.0.0.1 with
@@ -167,7 +169,7 @@ func TestReplication_ForeignClusterRefused(t *testing.T) {
 // refused.
 func rpWaitRefused(t *testing.T, p *lsnodeProc, grpcAddr string) {
 	t.Helper()
-	eventually(t, 30*time.Second, fmt.Sprintf("%s to show %s refused", p.URL, grpcAddr), func() bool {
+	testwait.Until(t, 30*time.Second, fmt.Sprintf("%s to show %s refused", p.URL, grpcAddr), func() bool {
 		ms, err := rpMembers(p)
 		if err != nil {
 			return false

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // appendJSON appends an event through the CLI and returns its id.
@@ -173,11 +175,11 @@ func TestSurface_TailFollowsAcrossRestart(t *testing.T) {
 	first := appendJSON(t, p)
 	tp := startTail(t, p, "--since="+first)
 	one := appendJSON(t, p)
-	eventually(t, 20*time.Second, "the tail to print the first event", func() bool { return tp.has(one) })
+	testwait.Until(t, 20*time.Second, "the tail to print the first event", func() bool { return tp.has(one) })
 
 	p.Restart()
 	two := appendJSON(t, p) // may land before the tail is back: it is replayed
-	eventually(t, 20*time.Second, "the tail to resume", func() bool { return tp.has(two) })
+	testwait.Until(t, 20*time.Second, "the tail to resume", func() bool { return tp.has(two) })
 	if !strings.Contains(tp.errs.String(), "reconnecting") {
 		t.Errorf("the tail did not report the reconnect: %q", tp.errs.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/testpki"
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // Mutual TLS between real `lsnode serve` processes (issue 9): a mesh whose
@@ -101,7 +102,7 @@ func TestTLS_PeerWithoutCACertificateIsRefused(t *testing.T) {
 	rpLogsContain(t, 30*time.Second, stranger, "replication peer refused", "peer="+grpc[0], "remote error: tls: bad certificate")
 
 	// The stranger lists its peer as refused, with the reason.
-	eventually(t, 30*time.Second, "the stranger to list its peer as refused", func() bool {
+	testwait.Until(t, 30*time.Second, "the stranger to list its peer as refused", func() bool {
 		code, out, _ := stranger.CLI("peers")
 		return code == 0 && strings.Contains(out, grpc[0]+" refused: ") && strings.Contains(out, "bad certificate")
 	})

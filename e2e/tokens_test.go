@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // tkSignal sends sig to the running process without waiting for it.
@@ -102,7 +104,7 @@ func TestTokens_FileAndSIGHUP(t *testing.T) {
 
 	write(`{"tokens": [{"token": "` + next + `", "name": "ci", "write_as": ["ci-*"], "read": "all"}]}`)
 	tkSignal(t, p, syscall.SIGHUP)
-	eventually(t, reloads, "the new token to work and the removed one to get 401", func() bool {
+	testwait.Until(t, reloads, "the new token to work and the removed one to get 401", func() bool {
 		return tkStatus(t, p, "/logstream/events", next) == http.StatusOK &&
 			tkStatus(t, p, "/logstream/events", agent) == http.StatusUnauthorized
 	})
@@ -112,7 +114,7 @@ func TestTokens_FileAndSIGHUP(t *testing.T) {
 
 	write(`{"tokens": [{"token": "` + next + `"}, {"token": "` + next + `"}]}`)
 	tkSignal(t, p, syscall.SIGHUP)
-	eventually(t, reloads, "the failed reload to be logged", func() bool {
+	testwait.Until(t, reloads, "the failed reload to be logged", func() bool {
 		return strings.Contains(p.Logs(), "tokens reload failed; keeping the current tokens")
 	})
 	if got := tkStatus(t, p, "/logstream/events", next); got != http.StatusOK {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/node/membership"
 )
@@ -52,7 +53,7 @@ func TestKeysRoute_InstallAcrossTwoNodes(t *testing.T) {
 	if _, err := b.cluster.members.Join([]string{a.cluster.members.LocalNode().Addr}); err != nil {
 		t.Fatalf("join: %v", err)
 	}
-	nodetest.Eventually(t, 10*time.Second, "a sees b alive", func() bool {
+	testwait.Until(t, 10*time.Second, "a sees b alive", func() bool {
 		for _, m := range a.cluster.members.Members() {
 			if m.Name == "b" && m.State == membership.StateAlive {
 				return true

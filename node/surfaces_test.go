@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -40,7 +41,7 @@ func TestClientLimits_WaitsShareOneCap(t *testing.T) {
 		}
 		held <- err
 	}()
-	nodetest.Eventually(t, 10*time.Second, "the long poll to hold a slot", func() bool {
+	testwait.Until(t, 10*time.Second, "the long poll to hold a slot", func() bool {
 		return nodetest.Metric(t, n.reg, "lsnode_http_long_polls") == 1
 	})
 
@@ -91,7 +92,7 @@ func TestClientLimits_WaitsShareOneCap(t *testing.T) {
 	if err := <-held; err == nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("held long poll ended with %v", err)
 	}
-	nodetest.Eventually(t, 10*time.Second, "an event_wait admitted once the slot freed", func() bool {
+	testwait.Until(t, 10*time.Second, "an event_wait admitted once the slot freed", func() bool {
 		return nodetest.DoFrom(t, http.DefaultClient, n, http.MethodPost, "/mcp", wait).Status == http.StatusOK
 	})
 }

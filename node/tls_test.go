@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/testpki"
-	"github.com/lsnode/lsnode/node/internal/nodetest"
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/fakehub"
 )
 
@@ -137,7 +137,7 @@ func TestNode_HTTPPullTrustsMeshCA(t *testing.T) {
 		c.DataDir, c.GRPCAddr = dataDir, "127.0.0.1:0"
 		c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile = cert, key, ca.CertFile
 	})
-	nodetest.Eventually(t, 10*time.Second, "the hub's event pulled over https", func() bool {
+	testwait.Until(t, 10*time.Second, "the hub's event pulled over https", func() bool {
 		return n.Store().VersionVector()[hub.ReplicaID()] >= 1
 	})
 
@@ -147,7 +147,7 @@ func TestNode_HTTPPullTrustsMeshCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := htStart(t, func(c *Config) { c.DataDir = plainDir })
-	nodetest.Eventually(t, 10*time.Second, "the pull without --tls-ca to fail on the certificate", func() bool {
+	testwait.Until(t, 10*time.Second, "the pull without --tls-ca to fail on the certificate", func() bool {
 		st := plain.httpPull.Status()
 		return len(st) == 1 && strings.Contains(st[0].LastError, "certificate signed by unknown authority")
 	})

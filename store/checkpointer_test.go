@@ -1,10 +1,13 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // TestCheckpointer_CopiesWALBesideTheWriter: a few commits, far fewer WAL
@@ -18,13 +21,10 @@ func TestCheckpointer_CopiesWALBesideTheWriter(t *testing.T) {
 	for range 200 {
 		mustAppend(t, s, note("a", "b"))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for fileSize(t, dbPath) <= before {
-		if time.Now().After(deadline) {
-			t.Fatalf("database file still %d bytes: the WAL was not checkpointed", before)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, func() (bool, string) {
+		size := fileSize(t, dbPath)
+		return size > before, fmt.Sprintf("database file still %d bytes: the WAL was not checkpointed", size)
+	})
 }
 
 func fileSize(t *testing.T, path string) int64 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -94,16 +95,13 @@ func TestLinger_WriteJoinsLingeringCommit(t *testing.T) {
 // waitJoined waits until a write has joined the lingering transaction.
 func waitJoined(t *testing.T, s *Store) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	testwait.For(t, 10*time.Second, func() (bool, string) {
 		var m dto.Metric
 		if err := s.metrics.lingerJoined.Write(&m); err != nil {
 			t.Fatal(err)
 		}
-		if m.GetCounter().GetValue() > 0 {
-			return
-		}
-	}
-	t.Fatal("no write joined the lingering transaction")
+		return m.GetCounter().GetValue() > 0, "no write joined the lingering transaction"
+	})
 }
 
 // commits is the number of commits so far and the writes they carried.

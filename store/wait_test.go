@@ -4,10 +4,18 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-func TestWait_WokenByCommit(t *testing.T) {
+// The tests run in synctest bubbles: synctest.Wait returns once the
+// waiter is blocked in Wait (and, after a commit, once the commit has
+// reached it and it is blocked again), so "not woken" is checked with
+// nothing left in flight, and timeouts pass in the bubble's time.
+
+func TestWait_WokenByCommit(t *testing.T) { synctest.Test(t, testWaitWokenByCommit) }
+
+func testWaitWokenByCommit(t *testing.T) {
 	s, _ := openTestStore(t)
 	ctx := context.Background()
 	seen := mustAppend(t, s, note("a", "b"))
@@ -25,12 +33,13 @@ func TestWait_WokenByCommit(t *testing.T) {
 		done <- result{res, timedOut, err, time.Since(start)}
 	}()
 	// Not woken by a commit that does not match.
-	time.Sleep(20 * time.Millisecond)
+	synctest.Wait()
 	mustAppend(t, s, note("a", "c"))
+	synctest.Wait()
 	select {
 	case r := <-done:
 		t.Fatalf("woke on a non-matching commit: %+v", r)
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 	want := mustAppend(t, s, note("a", "b"))
 	select {
@@ -46,7 +55,9 @@ func TestWait_WokenByCommit(t *testing.T) {
 	}
 }
 
-func TestWait_WokenByApply(t *testing.T) {
+func TestWait_WokenByApply(t *testing.T) { synctest.Test(t, testWaitWokenByApply) }
+
+func testWaitWokenByApply(t *testing.T) {
 	_, ops := source(t, 1)
 	a, _ := openReplica(t, repA)
 	done := make(chan []Event, 1)
@@ -54,7 +65,7 @@ func TestWait_WokenByApply(t *testing.T) {
 		res, _, _ := a.Wait(context.Background(), Filter{ToAgent: "a", AfterSeq: 0, Order: "asc"}, 20*time.Second)
 		done <- res.Events
 	}()
-	time.Sleep(10 * time.Millisecond)
+	synctest.Wait()
 	mustApply(t, a, Batch{Ops: ops})
 	select {
 	case evs := <-done:
@@ -66,7 +77,9 @@ func TestWait_WokenByApply(t *testing.T) {
 	}
 }
 
-func TestWait_Timeout(t *testing.T) {
+func TestWait_Timeout(t *testing.T) { synctest.Test(t, testWaitTimeout) }
+
+func testWaitTimeout(t *testing.T) {
 	s, _ := openTestStore(t)
 	last := mustAppend(t, s, note("a", "b"))
 	start := time.Now()
@@ -96,7 +109,9 @@ func TestWait_Timeout(t *testing.T) {
 	}
 }
 
-func TestWait_PortableCursor(t *testing.T) {
+func TestWait_PortableCursor(t *testing.T) { synctest.Test(t, testWaitPortableCursor) }
+
+func testWaitPortableCursor(t *testing.T) {
 	s, _ := openTestStore(t)
 	ctx := context.Background()
 	mustAppend(t, s, note("a", "b"))
@@ -109,7 +124,7 @@ func TestWait_PortableCursor(t *testing.T) {
 		r, _, _ := s.Wait(ctx, Filter{ToAgent: "b", Cursor: res.Cursor}, 20*time.Second)
 		done <- r
 	}()
-	time.Sleep(10 * time.Millisecond)
+	synctest.Wait()
 	next := mustAppend(t, s, note("a", "b"))
 	select {
 	case r := <-done:
@@ -126,7 +141,9 @@ func TestWait_PortableCursor(t *testing.T) {
 	}
 }
 
-func TestWait_ClosedStore(t *testing.T) {
+func TestWait_ClosedStore(t *testing.T) { synctest.Test(t, testWaitClosedStore) }
+
+func testWaitClosedStore(t *testing.T) {
 	s, _ := openReplica(t, repA)
 	last := mustAppend(t, s, note("a", "b"))
 	done := make(chan error, 1)
@@ -134,7 +151,7 @@ func TestWait_ClosedStore(t *testing.T) {
 		_, _, err := s.Wait(context.Background(), Filter{SinceEventID: last.ID}, 20*time.Second)
 		done <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	synctest.Wait()
 	s.Close()
 	select {
 	case err := <-done:

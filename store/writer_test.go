@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -206,13 +208,10 @@ func TestWriter_QuarantineReportedOnceCommitted(t *testing.T) {
 // waitQueued polls until n requests wait in the writer's queue.
 func waitQueued(t *testing.T, s *Store, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.writes) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d requests queued, want %d", len(s.writes), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, func() (bool, string) {
+		queued := len(s.writes)
+		return queued >= n, fmt.Sprintf("%d requests queued, want %d", queued, n)
+	})
 }
 
 // TestWriter_QueuedAfterCloseIsAnswered: a caller that found the store

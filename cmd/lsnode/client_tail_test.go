@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node"
 )
 
@@ -115,10 +116,10 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 	}
 	p := newStreamProxy(t, n.URL())
 	out, errOut, stop := startTail(t, "--addr="+p.srv.URL, "--json")
-	waitFor(t, "the stream", func() bool { return p.streamHits() == 1 })
+	testwait.Until(t, tailWithin, "the stream", func() bool { return p.streamHits() == 1 })
 
 	p.cutAndHold()
-	waitFor(t, "the reconnect", func() bool { return p.streamHits() == 2 })
+	testwait.Until(t, tailWithin, "the reconnect", func() bool { return p.streamHits() == 2 })
 	away, err := n.Store().Append(context.Background(), appendInput("while away"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the event after the reconnect", func() bool { return strings.Contains(out.String(), after.Event.ID) })
+	testwait.Until(t, tailWithin, "the event after the reconnect", func() bool { return strings.Contains(out.String(), after.Event.ID) })
 	if code := stop(); code != 0 {
 		t.Fatalf("tail exit %d: %s", code, errOut.String())
 	}
@@ -160,13 +161,13 @@ func TestTail_WaitsOutPerClientCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, stop := startTail(t, "--addr="+n.URL(), "--json")
-	waitFor(t, "the refusal", func() bool { return strings.Contains(errOut.String(), "reconnecting in") })
+	testwait.Until(t, tailWithin, "the refusal", func() bool { return strings.Contains(errOut.String(), "reconnecting in") })
 	resp.Body.Close()
 	e, err := n.Store().Append(context.Background(), appendInput("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the event", func() bool { return strings.Contains(out.String(), e.Event.ID) })
+	testwait.Until(t, tailWithin, "the event", func() bool { return strings.Contains(out.String(), e.Event.ID) })
 	if code := stop(); code != 0 {
 		t.Fatalf("tail exit %d, stderr %q", code, errOut.String())
 	}
@@ -198,7 +199,7 @@ func TestTail_ReconnectsASilentStream(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	out, errOut, stop := startTail(t, "--addr="+srv.URL, "--json", "--since=evt_1")
-	waitFor(t, "the event of the second stream", func() bool { return strings.Contains(out.String(), "evt_2") })
+	testwait.Until(t, tailWithin, "the event of the second stream", func() bool { return strings.Contains(out.String(), "evt_2") })
 	if code := stop(); code != 0 {
 		t.Fatalf("tail exit %d: %s", code, errOut.String())
 	}

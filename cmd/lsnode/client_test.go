@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/store"
 )
@@ -212,16 +213,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// tailWithin is how long a test waits for a tail to print or do what it
+// expects.
+const tailWithin = 15 * time.Second
 
 func TestClient_TailResumesAfterRestart(t *testing.T) {
 	dir := t.TempDir()
@@ -244,14 +238,14 @@ func TestClient_TailResumesAfterRestart(t *testing.T) {
 		done <- run(ctx, []string{"events", "tail", "--addr=" + url, "--json", "--since=" + first}, &out, &errOut)
 	}()
 	one := appendVia("one")
-	waitFor(t, "the first event", func() bool { return strings.Contains(out.String(), one) })
+	testwait.Until(t, tailWithin, "the first event", func() bool { return strings.Contains(out.String(), one) })
 
 	ctxS, cancelS := context.WithTimeout(context.Background(), 5*time.Second)
 	if err := n1.Shutdown(ctxS); err != nil {
 		t.Fatal(err)
 	}
 	cancelS()
-	waitFor(t, "the tail to notice", func() bool { return strings.Contains(errOut.String(), "reconnecting") })
+	testwait.Until(t, tailWithin, "the tail to notice", func() bool { return strings.Contains(errOut.String(), "reconnecting") })
 	n2 := startNode(t, dir, hostport, "")
 	// Written before the tail is back: it must be replayed, once.
 	w, err := n2.Store().Append(context.Background(), appendInput("two"))
@@ -259,7 +253,7 @@ func TestClient_TailResumesAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	three := appendVia("three")
-	waitFor(t, "the events after the restart", func() bool { return strings.Contains(out.String(), three) })
+	testwait.Until(t, tailWithin, "the events after the restart", func() bool { return strings.Contains(out.String(), three) })
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("tail exit %d: %s", code, errOut.String())

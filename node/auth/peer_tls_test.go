@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -20,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/lsnode/lsnode/internal/testpki"
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // logBuffer collects slog text lines for assertions.
@@ -124,13 +126,10 @@ func check(t *testing.T, addr string, creds credentials.TransportCredentials) er
 // client has seen its error).
 func waitLog(t *testing.T, s *tlsSide, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.logs.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("log lacks %q:\n%s", want, s.logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, func() (bool, string) {
+		logs := s.logs.String()
+		return strings.Contains(logs, want), fmt.Sprintf("log lacks %q:\n%s", want, logs)
+	})
 }
 
 func TestPeerTLS_AcceptsCASignedPeers(t *testing.T) {

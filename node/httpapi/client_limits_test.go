@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
@@ -48,7 +49,7 @@ func TestClientLimits_StreamsPerClient(t *testing.T) {
 	}
 	// The slot is the client's again once its stream ends.
 	first.Close()
-	nodetest.Eventually(t, 10*time.Second, "the client's slot to free", func() bool { return n.clientStreams.held("ip 127.0.0.1") == 0 })
+	testwait.Until(t, 10*time.Second, "the client's slot to free", func() bool { return n.clientStreams.held("ip 127.0.0.1") == 0 })
 	nodetest.OpenStream(t, n, "", nil)
 }
 
@@ -71,7 +72,7 @@ func TestClientLimits_WaitsPerClient(t *testing.T) {
 		}
 		held <- err
 	}()
-	nodetest.Eventually(t, 10*time.Second, "the long poll to hold a slot", func() bool { return n.clientWaits.held("ip 127.0.0.1") == 1 })
+	testwait.Until(t, 10*time.Second, "the long poll to hold a slot", func() bool { return n.clientWaits.held("ip 127.0.0.1") == 1 })
 
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/events?wait_ms=10"})
 	want := `{"error": "too many concurrent waits from this client (limit 1); retry after 5 s"}`
@@ -93,7 +94,7 @@ func TestClientLimits_WaitsPerClient(t *testing.T) {
 	if err := <-held; err == nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("held long poll ended with %v", err)
 	}
-	nodetest.Eventually(t, 10*time.Second, "the wait slot to free", func() bool { return n.clientWaits.held("ip 127.0.0.1") == 0 })
+	testwait.Until(t, 10*time.Second, "the wait slot to free", func() bool { return n.clientWaits.held("ip 127.0.0.1") == 0 })
 	if r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/events?wait_ms=10"}); r.Status != http.StatusOK {
 		t.Fatalf("long poll after the slot freed: %d %s", r.Status, r.Body)
 	}
@@ -208,7 +209,7 @@ func TestClientLimits_KeyedByToken(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	nodetest.Eventually(t, 10*time.Second, "the agent token's wait", func() bool { return n.clientWaits.held("token pi") == 1 })
+	testwait.Until(t, 10*time.Second, "the agent token's wait", func() bool { return n.clientWaits.held("token pi") == 1 })
 	get := func(hc *http.Client, token string) int {
 		req, _ := http.NewRequest(http.MethodGet, n.URL()+"/logstream/events?wait_ms=10", nil)
 		req.Header.Set("Authorization", "Bearer "+token)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
@@ -72,7 +73,7 @@ func TestEvents_LongPoll(t *testing.T) {
 	first := nodetest.Append(t, n.Store(), store.AppendInput{})
 	done := make(chan nodetest.Resp, 1)
 	go func() { done <- nodetest.Get(t, n, "/logstream/events?wait_ms=10000&since_event_id="+first.ID, "") }()
-	nodetest.Eventually(t, 10*time.Second, "the long poll to wait", func() bool {
+	testwait.Until(t, 10*time.Second, "the long poll to wait", func() bool {
 		return nodetest.Metric(t, n.reg, "lsnode_http_long_polls") == 1
 	})
 	e := nodetest.Append(t, n.Store(), store.AppendInput{})
@@ -96,7 +97,7 @@ func TestEvents_LongPollEndsAtShutdown(t *testing.T) {
 	e := nodetest.Append(t, n.Store(), store.AppendInput{})
 	done := make(chan nodetest.Resp, 1)
 	go func() { done <- nodetest.Get(t, n, "/logstream/events?wait_ms=300000&since_event_id="+e.ID, "") }()
-	nodetest.Eventually(t, 10*time.Second, "the long poll to wait", func() bool { return nodetest.Metric(t, n.reg, "lsnode_http_long_polls") == 1 })
+	testwait.Until(t, 10*time.Second, "the long poll to wait", func() bool { return nodetest.Metric(t, n.reg, "lsnode_http_long_polls") == 1 })
 	shut := make(chan error, 1)
 	go func() { shut <- n.Shutdown(t.Context()) }()
 	select {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/node/sseclient"
 	"github.com/lsnode/lsnode/store"
@@ -207,7 +208,7 @@ func TestSSE_ClientCap(t *testing.T) {
 		t.Fatalf("bad filter over the cap: %d", r.Status)
 	}
 	first.Close()
-	nodetest.Eventually(t, 10*time.Second, "the slot to free", func() bool { return n.sse.active() == 0 })
+	testwait.Until(t, 10*time.Second, "the slot to free", func() bool { return n.sse.active() == 0 })
 	nodetest.OpenStream(t, n, "", nil)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
@@ -127,7 +128,7 @@ func TestMCPWaitCallerGone(t *testing.T) {
 	}()
 	<-probe.entered
 	hangUp()
-	nodetest.Eventually(t, 10*time.Second, "the abandoned wait to return", func() bool {
+	testwait.Until(t, 10*time.Second, "the abandoned wait to return", func() bool {
 		return callCount(t, h, toolEventWait, outcomeOK) == 1
 	})
 }

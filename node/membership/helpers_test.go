@@ -9,11 +9,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/membership/memnet"
 )
 
@@ -128,27 +130,25 @@ func stateOn(n *testNode, name string) State {
 	return ""
 }
 
-// waitFor polls cond every 10 ms until it holds or timeout passes; on
-// timeout it fails with cond's last description.
-func waitFor(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, desc := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, desc)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+// inBubble runs f in a synctest bubble: memberlist, the Hub and the
+// Membership loops all run on the bubble's clock, which moves on as soon
+// as every goroutine waits, so a test of what must not happen within a
+// window (a verdict, a heal) sleeps through the window at no cost and
+// with nothing in flight at its end. memberlist leaves goroutines behind
+// at Shutdown that end by their own timers (an indirect probe waits out
+// its timeout); the bubble's root must outlive them, so after f's
+// cleanups it sleeps, in bubble time, past every memberlist timeout.
+func inBubble(t *testing.T, f func(t *testing.T)) {
+	synctest.Test(t, func(t *testing.T) {
+		t.Cleanup(func() { time.Sleep(time.Minute) }) // runs last
+		f(t)
+	})
 }
 
 // waitStates waits until every observer sees every target in state.
 func waitStates(t *testing.T, observers []*testNode, targets []string, state State) {
 	t.Helper()
-	waitFor(t, 10*time.Second, func() (bool, string) {
+	testwait.For(t, 10*time.Second, func() (bool, string) {
 		for _, o := range observers {
 			for _, name := range targets {
 				if got := stateOn(o, name); got != state {

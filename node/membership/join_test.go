@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/membership/memnet"
 )
 
@@ -79,14 +80,26 @@ func (c *fakeClock) nextArmed(t *testing.T) time.Duration {
 	}
 }
 
-// quiet fails the test when a timer is armed within window.
-func (c *fakeClock) quiet(t *testing.T, window time.Duration) {
+// quiet fails the test unless m's join retry goroutine ends without
+// arming another timer. Only that goroutine arms them, and only Join
+// starts it, so once it has returned none is armed later.
+func (c *fakeClock) quiet(t *testing.T, m *Membership) {
 	t.Helper()
-	select {
-	case d := <-c.armed:
-		t.Fatalf("a join retry timer of %v was armed; want the retries stopped", d)
-	case <-time.After(window):
+	noneArmed := func() {
+		t.Helper()
+		select {
+		case d := <-c.armed:
+			t.Fatalf("a join retry timer of %v was armed; want the retries stopped", d)
+		default:
+		}
 	}
+	testwait.For(t, 10*time.Second, func() (bool, string) {
+		noneArmed()
+		m.seedsMu.Lock()
+		defer m.seedsMu.Unlock()
+		return !m.join.retrying, fmt.Sprintf("the join retry goroutine still runs: %+v", m.join)
+	})
+	noneArmed()
 }
 
 // joinPair is node a, whose join retries run on a fake clock with a
@@ -145,12 +158,12 @@ func TestJoin_RetriesWithBackoff(t *testing.T) {
 	// The retry due now joins b, unless a's rejoin loop (on the real
 	// clock, every rejoin) joined it first on a slow machine: then the
 	// retry finds a peer up and ends without an attempt.
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		st := a.m.JoinStatus()
 		retried := st.Attempts == len(want)+1 && st.LastError == ""
 		return !st.Pending && (retried || st.Attempts == len(want)), fmt.Sprintf("join status %+v", st)
 	})
-	clk.quiet(t, 300*time.Millisecond)
+	clk.quiet(t, a.m)
 }
 
 // TestJoin_PeerJoiningEndsRetries: while a's join is pending, b joins a;
@@ -173,7 +186,7 @@ func TestJoin_PeerJoiningEndsRetries(t *testing.T) {
 		t.Fatalf("a joined by b: %+v; want nothing pending after its 1 attempt", st)
 	}
 	clk.Advance(JoinRetryMin)
-	clk.quiet(t, 300*time.Millisecond)
+	clk.quiet(t, a.m)
 	if st := a.m.JoinStatus(); st.Attempts != 1 {
 		t.Fatalf("a retried after b joined it: %+v", st)
 	}
@@ -210,5 +223,5 @@ func TestJoin_SuccessIsNotPending(t *testing.T) {
 	if st := a.m.JoinStatus(); st.Pending || st.Attempts != 1 || st.LastError != "" || !st.NextAttempt.IsZero() {
 		t.Fatalf("after a join that reached its seed: %+v", st)
 	}
-	clk.quiet(t, 200*time.Millisecond)
+	clk.quiet(t, a.m)
 }

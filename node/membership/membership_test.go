@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -22,7 +23,7 @@ func TestMembership_JoinThroughSeed(t *testing.T) {
 				want = append(want, o.name)
 			}
 		}
-		waitFor(t, 5*time.Second, func() (bool, string) {
+		testwait.For(t, 5*time.Second, func() (bool, string) {
 			got := n.h.upNames()
 			return slices.Equal(got, want), n.name + " handler up = " + strings.Join(got, ",")
 		})
@@ -55,10 +56,10 @@ func TestMembership_LeaveIsSeenAsLeft(t *testing.T) {
 	}
 	waitStates(t, nodes[:3], []string{"n3"}, StateLeft)
 	for _, n := range nodes[:3] {
-		waitFor(t, 5*time.Second, func() (bool, string) {
+		testwait.For(t, 5*time.Second, func() (bool, string) {
 			return n.h.count("down n3 left") == 1, n.name + ": " + n.h.String()
 		})
-		waitFor(t, 5*time.Second, func() (bool, string) { // the leaving notice came too (leave.go)
+		testwait.For(t, 5*time.Second, func() (bool, string) { // the leaving notice came too (leave.go)
 			n.m.table.mu.Lock()
 			defer n.m.table.mu.Unlock()
 			return n.m.table.leavers["n3"], n.name + " got no leaving notice from n3"
@@ -80,7 +81,7 @@ func TestMembership_CrashIsSeenAsDead(t *testing.T) {
 	}
 	waitStates(t, nodes[:2], []string{"n2"}, StateDead)
 	for _, n := range nodes[:2] {
-		waitFor(t, 5*time.Second, func() (bool, string) {
+		testwait.For(t, 5*time.Second, func() (bool, string) {
 			return n.h.count("down n2 dead") >= 1, n.name + ": " + n.h.String()
 		})
 	}
@@ -101,7 +102,7 @@ func TestMembership_PartitionHealsThroughRejoin(t *testing.T) {
 	hub.HealAll()
 	waitStates(t, nodes, names(nodes), StateAlive)
 	for _, n := range nodes {
-		waitFor(t, 5*time.Second, func() (bool, string) {
+		testwait.For(t, 5*time.Second, func() (bool, string) {
 			return len(n.h.upNames()) == 3, n.name + ": " + n.h.String()
 		})
 	}
@@ -110,6 +111,10 @@ func TestMembership_PartitionHealsThroughRejoin(t *testing.T) {
 // TestMembership_PartitionStaysWithoutRejoin is the control: with the
 // rejoin loop off, the same partition does not heal by itself.
 func TestMembership_PartitionStaysWithoutRejoin(t *testing.T) {
+	inBubble(t, testPartitionStaysWithoutRejoin)
+}
+
+func testPartitionStaysWithoutRejoin(t *testing.T) {
 	hub := newHub(t)
 	nodes := startCluster(t, hub, 4, func(c *Config) { c.RejoinInterval = -1 })
 	hub.Partition(names(nodes[:2]), names(nodes[2:]))
@@ -118,7 +123,7 @@ func TestMembership_PartitionStaysWithoutRejoin(t *testing.T) {
 	waitReaped(t, nodes)
 	hub.HealAll()
 	// A negative needs a window: 3 push/pull intervals (500 ms each) and
-	// 15 probe intervals pass with every link restored.
+	// 15 probe intervals pass with every link restored, in bubble time.
 	time.Sleep(1500 * time.Millisecond)
 	if got := stateOn(nodes[0], "n2"); got != StateDead {
 		t.Fatalf("n0 sees n2 as %q without the rejoin loop; want still dead", got)
@@ -131,7 +136,7 @@ func TestMembership_PartitionStaysWithoutRejoin(t *testing.T) {
 func waitReaped(t *testing.T, nodes []*testNode) {
 	t.Helper()
 	const reaped = fastReap + 4*fastProbe + 200*time.Millisecond
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		for _, n := range nodes {
 			for _, m := range n.m.Members() {
 				if m.State == StateDead && time.Since(m.Since) < reaped {
@@ -155,10 +160,10 @@ func TestMembership_RefusesOtherCluster(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another cluster") {
 		t.Fatalf("join of another cluster = %v, want a refusal", err)
 	}
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		return stateOn(nodes[0], "x") == StateRefused, "n0 sees x as " + string(stateOn(nodes[0], "x"))
 	})
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		return nodes[0].h.count("refused x: cluster id \"other\", want \""+testCluster+"\"") == 1, nodes[0].h.String()
 	})
 	for _, m := range nodes[0].m.Members() {
@@ -203,7 +208,7 @@ func TestMembership_RefusesUndecodableMeta(t *testing.T) {
 	// bare has no merge delegate: its side of the push/pull succeeds, and
 	// n0's side refuses it.
 	_, _ = bare.Join([]string{nodes[0].tr.Addr()})
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		return nodes[0].h.count("refused bare: undecodable metadata") == 1, nodes[0].h.String()
 	})
 	if got := stateOn(nodes[0], "bare"); got != StateRefused {
@@ -244,7 +249,7 @@ func TestMembership_MetaTooLarge(t *testing.T) {
 func TestMembership_UpdateMetaReachesPeers(t *testing.T) {
 	hub := newHub(t)
 	nodes := startCluster(t, hub, 3, nil)
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		return nodes[0].h.count("up n2") >= 1, nodes[0].h.String()
 	})
 	next := Meta{ReplicaID: "rep_n2", GRPCAddr: "n2:7001", HTTPAddr: "n2:8765", Version: "test2"}
@@ -252,7 +257,7 @@ func TestMembership_UpdateMetaReachesPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	next.ClusterID = testCluster
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		nodes[0].h.mu.Lock()
 		got := nodes[0].h.up["n2"].Meta
 		nodes[0].h.mu.Unlock()
@@ -282,12 +287,12 @@ func TestMembership_EventOverflowReconciles(t *testing.T) {
 		others = append(others, n)
 	}
 	waitStates(t, []*testNode{seed}, names(others), StateAlive)
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		return metricValue(t, reg, "lsnode_membership_events_dropped_total", "") > 0, "no event dropped yet"
 	})
 	release()
 	want := names(others)
-	waitFor(t, 5*time.Second, func() (bool, string) {
+	testwait.For(t, 5*time.Second, func() (bool, string) {
 		got := seed.h.upNames()
 		return slices.Equal(got, want), "handler up = " + strings.Join(got, ",")
 	})

@@ -34,12 +34,12 @@ func TestStallWatch(t *testing.T) {
 // refute its suspicion by gossip, and without reasserting itself it is
 // declared dead; reasserting (what the stall watch does on waking) hands
 // every peer its new incarnation over TCP, and it stays alive everywhere.
-// Production timings; push/pull is off so that only the reassertion can
-// carry the news over TCP.
-func TestStalledNodeReasserts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the production timings: about 15 s")
-	}
+// Production timings, in a synctest bubble (about 15 s of its time);
+// push/pull is off so that only the reassertion can carry the news over
+// TCP.
+func TestStalledNodeReasserts(t *testing.T) { inBubble(t, testStalledNodeReasserts) }
+
+func testStalledNodeReasserts(t *testing.T) {
 	for _, reassert := range []bool{false, true} {
 		c := newFDCluster(t, 3, false, func(cfg *Config) {
 			cfg.noStallWatch = true

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -57,7 +58,7 @@ func TestIntegrity_GRPCPipelined(t *testing.T) {
 	}
 	p := newBenchPairOf(t, dcfg, scfg, lssync.StoreLog(dst), lssync.StoreLog(src))
 	defer p.stop()
-	waitFor(t, time.Minute, func() bool { return dst.VersionVector()[src.ReplicaID()] == n })
+	testwait.Until(t, time.Minute, "the receiver to hold every op", func() bool { return dst.VersionVector()[src.ReplicaID()] == n })
 	c := in.Counts()
 	t.Logf("receiver: %+v", c)
 	// The first batch may come before the handshake pinned the key
@@ -89,7 +90,8 @@ func BenchmarkCatchUpSigned(b *testing.B) {
 				dcfg.Integrity = in
 				b.StartTimer()
 				p := newBenchPairOf(b, dcfg, scfg, lssync.StoreLog(dst), lssync.StoreLog(src))
-				waitFor(b, 5*time.Minute, func() bool { return dst.VersionVector()[src.ReplicaID()] == want[src.ReplicaID()] })
+				testwait.Until(b, 5*time.Minute, "the receiver to hold every op", func() bool { return dst.VersionVector()[src.ReplicaID()] == want[src.ReplicaID()] },
+					testwait.Every(time.Millisecond)) // timed
 				b.StopTimer()
 				p.stop()
 				if c := in.Counts(); c.Refused != 0 {

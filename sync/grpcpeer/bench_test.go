@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -121,19 +122,6 @@ func (p *benchPair) counter(name, label, value string) float64 {
 	return total
 }
 
-func waitFor(tb testing.TB, timeout time.Duration, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s", timeout)
-		}
-		<-tick.C
-	}
-}
-
 // logWithOrigins returns an in-memory log holding one op of each of n
 // origins, its clock fixed.
 func logWithOrigins(tb testing.TB, id string, n int) *simnet.MemLog {
@@ -164,12 +152,13 @@ func BenchmarkIdleRound(b *testing.B) {
 			p := newBenchPair(b, cfg, logWithOrigins(b, "rep_a", origins), logWithOrigins(b, "rep_b", origins))
 			defer p.stop()
 			rounds := func() float64 { return p.counter("lsnode_sync_rounds_total", "result", "match") }
-			waitFor(b, 10*time.Second, func() bool { return rounds() >= 3 })
+			testwait.Until(b, 10*time.Second, "three matching rounds", func() bool { return rounds() >= 3 })
 			startRounds, startBytes := rounds(), p.lis.bytes.Load()
 			startPayload := p.counter("lsnode_sync_frame_bytes_total", "kind", "digest") +
 				p.counter("lsnode_sync_frame_bytes_total", "kind", "digest_reply")
 			b.ResetTimer()
-			waitFor(b, time.Minute, func() bool { return rounds() >= startRounds+float64(b.N) })
+			testwait.Until(b, time.Minute, "b.N more matching rounds", func() bool { return rounds() >= startRounds+float64(b.N) },
+				testwait.Every(time.Millisecond)) // timed
 			b.StopTimer()
 			n := rounds() - startRounds
 			payload := p.counter("lsnode_sync_frame_bytes_total", "kind", "digest") +
@@ -238,7 +227,8 @@ func BenchmarkCatchUp(b *testing.B) {
 				dst := emptyStore(b)
 				b.StartTimer()
 				p := newBenchPair(b, grpcpeer.DefaultConfig("bench"), lssync.StoreLog(dst), lssync.StoreLog(src))
-				waitFor(b, 5*time.Minute, func() bool { return dst.VersionVector()[src.ReplicaID()] == want[src.ReplicaID()] })
+				testwait.Until(b, 5*time.Minute, "the receiver to hold every op", func() bool { return dst.VersionVector()[src.ReplicaID()] == want[src.ReplicaID()] },
+					testwait.Every(time.Millisecond)) // timed
 				b.StopTimer()
 				p.stop()
 				dst.Close()

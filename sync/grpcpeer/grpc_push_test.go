@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
@@ -40,15 +41,15 @@ func TestGRPC_MutualPeersPushOnce(t *testing.T) {
 			return true
 		}
 	}
-	eventually(t, 10*time.Second, "all four session ends following", synced(time.Time{}))
+	testwait.Until(t, 10*time.Second, "all four session ends following", synced(time.Time{}))
 	// One more round on each session, started by a following dialer: now
 	// each end knows its peer follows, on both sessions.
-	eventually(t, 10*time.Second, "a round on every session", synced(time.Now()))
+	testwait.Until(t, 10*time.Second, "a round on every session", synced(time.Now()))
 	const n = 50
 	for i := range n {
 		a.append(t, fmt.Sprintf("pushed %d", i))
 	}
-	eventually(t, 10*time.Second, "ops replicated", sameVectors(a, b))
+	testwait.Until(t, 10*time.Second, "ops replicated", sameVectors(a, b))
 	pushed := opsCounter(t, b.reg, "push", "applied") + opsCounter(t, b.reg, "push", "duplicate")
 	if pushed == 0 || pushed > n {
 		t.Errorf("%v pushed copies of %d ops received, want at most one each", pushed, n)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -92,20 +93,6 @@ func (n *testNode) append(t *testing.T, body string) store.Event {
 	return w.Event
 }
 
-// eventually polls cond every 5ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		<-tick.C
-	}
-}
-
 func sameVectors(nodes ...*testNode) func() bool {
 	return func() bool {
 		first := nodes[0].st.VersionVector()
@@ -130,22 +117,22 @@ func TestGRPC_CatchUpThenPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	catchUp := time.Now()
-	eventually(t, time.Minute, "catch-up both ways", sameVectors(a, b))
+	testwait.Until(t, time.Minute, "catch-up both ways", sameVectors(a, b))
 	t.Logf("catch-up of 420 ops took %s", time.Since(catchUp))
-	eventually(t, 5*time.Second, "following", func() bool {
+	testwait.Until(t, 5*time.Second, "following", func() bool {
 		p := a.rep.Peers()
 		return len(p) == 1 && p[0].State == grpcpeer.StateFollowing
 	})
 	// Live push: a new op reaches the peer without waiting for a round.
 	start := time.Now()
 	e := b.append(t, "pushed")
-	eventually(t, 2*time.Second, "push", func() bool { return a.st.VersionVector()[e.OriginReplica] >= e.OriginSeq })
+	testwait.Until(t, 2*time.Second, "push", func() bool { return a.st.VersionVector()[e.OriginReplica] >= e.OriginSeq })
 	t.Logf("push latency %s", time.Since(start))
 
 	// The status follows the op by a vector exchange: poll until it
 	// settles instead of reading it the moment the op landed.
 	var ps grpcpeer.PeerStatus
-	eventually(t, 5*time.Second, "outbound status caught up", func() bool {
+	testwait.Until(t, 5*time.Second, "outbound status caught up", func() bool {
 		ps = a.rep.Peers()[0]
 		return ps.LagOps == 0
 	})
@@ -165,7 +152,7 @@ func TestGRPC_OtherClusterRefused(t *testing.T) {
 	if err := a.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "refusal", func() bool {
+	testwait.Until(t, 5*time.Second, "refusal", func() bool {
 		p := a.rep.Peers()
 		return len(p) == 1 && p[0].State == grpcpeer.StateRefused
 	})
@@ -191,9 +178,9 @@ func TestGRPC_Relay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 10*time.Second, "relay by pull", sameVectors(a, b, c))
+	testwait.Until(t, 10*time.Second, "relay by pull", sameVectors(a, b, c))
 	e := c.append(t, "after")
-	eventually(t, 5*time.Second, "relay by push", func() bool { return a.st.VersionVector()[e.OriginReplica] == e.OriginSeq })
+	testwait.Until(t, 5*time.Second, "relay by push", func() bool { return a.st.VersionVector()[e.OriginReplica] == e.OriginSeq })
 }
 
 // TestGRPC_ClockSkew: a peer 2s ahead is reported with its offset; its ops
@@ -204,8 +191,8 @@ func TestGRPC_ClockSkew(t *testing.T) {
 	if err := a.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "skewed op stored", func() bool { return a.st.VersionVector()[e.OriginReplica] == e.OriginSeq })
-	eventually(t, 5*time.Second, "skew reported", func() bool {
+	testwait.Until(t, 5*time.Second, "skewed op stored", func() bool { return a.st.VersionVector()[e.OriginReplica] == e.OriginSeq })
+	testwait.Until(t, 5*time.Second, "skew reported", func() bool {
 		p := a.rep.Peers()
 		return len(p) == 1 && p[0].ClockSkewed
 	})
@@ -213,7 +200,7 @@ func TestGRPC_ClockSkew(t *testing.T) {
 	if ps.ClockOffset < 1900*time.Millisecond || ps.ClockOffset > 2100*time.Millisecond {
 		t.Errorf("offset = %s, want about 2s", ps.ClockOffset)
 	}
-	eventually(t, 5*time.Second, "skew reported by the listener", func() bool {
+	testwait.Until(t, 5*time.Second, "skew reported by the listener", func() bool {
 		p := b.rep.Peers()
 		return len(p) == 1 && p[0].ClockSkewed && p[0].ClockOffset < -1900*time.Millisecond
 	})

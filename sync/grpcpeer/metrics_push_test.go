@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -18,9 +19,9 @@ func TestGRPC_PushAndOriginLagGauges(t *testing.T) {
 	if err := a.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "catch-up", sameVectors(a, b))
+	testwait.Until(t, time.Minute, "catch-up", sameVectors(a, b))
 	origin := b.st.ReplicaID()
-	eventually(t, 10*time.Second, "gauges of a following session", func() bool {
+	testwait.Until(t, 10*time.Second, "gauges of a following session", func() bool {
 		o := a.rep.Origins()
 		return gaugeValue(t, a.reg, "lsnode_sync_push_streams", "") == 1 &&
 			gaugeValue(t, b.reg, "lsnode_sync_push_streams", "") == 1 &&

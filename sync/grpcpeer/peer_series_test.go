@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
@@ -19,12 +20,12 @@ func TestGRPC_ClockSeriesEndWithTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	peer := b.st.ReplicaID()
-	eventually(t, 5*time.Second, "b's clock measured on a", func() bool {
+	testwait.Until(t, 5*time.Second, "b's clock measured on a", func() bool {
 		return hasSeries(a.reg, "lsnode_sync_peer_clock_offset_seconds", peer) && hasSeries(a.reg, "lsnode_sync_peer_lag_ops", peer)
 	})
 	b.rep.Stop()
-	eventually(t, 5*time.Second, "a's session to b ended", func() bool { return a.rep.Peers()[0].State != grpcpeer.StateFollowing })
-	eventually(t, 5*time.Second, "b's clock series dropped on a", func() bool {
+	testwait.Until(t, 5*time.Second, "a's session to b ended", func() bool { return a.rep.Peers()[0].State != grpcpeer.StateFollowing })
+	testwait.Until(t, 5*time.Second, "b's clock series dropped on a", func() bool {
 		return !hasSeries(a.reg, "lsnode_sync_peer_clock_offset_seconds", peer) && !hasSeries(a.reg, "lsnode_sync_peer_clock_skewed", peer)
 	})
 	if !hasSeries(a.reg, "lsnode_sync_peer_lag_ops", peer) {

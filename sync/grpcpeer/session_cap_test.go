@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
 )
 
@@ -17,11 +18,11 @@ func TestGRPC_InboundSessionCap(t *testing.T) {
 	if err := a.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "a's session to b", func() bool { return a.rep.Peers()[0].State == grpcpeer.StateFollowing })
+	testwait.Until(t, 5*time.Second, "a's session to b", func() bool { return a.rep.Peers()[0].State == grpcpeer.StateFollowing })
 	if err := c.rep.AddPeer(b.addr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "c refused by b, and told why", func() bool {
+	testwait.Until(t, 5*time.Second, "c refused by b, and told why", func() bool {
 		return counterValue(b.reg, "lsnode_sync_sessions_refused_total") >= 1 &&
 			strings.Contains(c.rep.Peers()[0].LastError, "too many replication sessions")
 	})
@@ -29,5 +30,5 @@ func TestGRPC_InboundSessionCap(t *testing.T) {
 		t.Errorf("c's peer b is %s, want it retried (backoff or connecting)", st)
 	}
 	a.rep.RemovePeer(b.addr)
-	eventually(t, 5*time.Second, "c's session to b once a left", func() bool { return c.rep.Peers()[0].State == grpcpeer.StateFollowing })
+	testwait.Until(t, 5*time.Second, "c's session to b once a left", func() bool { return c.rep.Peers()[0].State == grpcpeer.StateFollowing })
 }

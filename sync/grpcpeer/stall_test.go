@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/proto/lsnode/v1/lsnodev1grpc"
 	lssync "github.com/lsnode/lsnode/sync"
@@ -66,15 +67,15 @@ func TestGRPC_StalledPeerBlocksNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, "healthy peer following", peerInState(a, b.addr, grpcpeer.StateFollowing))
-	eventually(t, time.Minute, "stalled peer connected", peerInState(a, lis.Addr().String(), grpcpeer.StateSyncing, grpcpeer.StateFollowing))
+	testwait.Until(t, time.Minute, "healthy peer following", peerInState(a, b.addr, grpcpeer.StateFollowing))
+	testwait.Until(t, time.Minute, "stalled peer connected", peerInState(a, lis.Addr().String(), grpcpeer.StateSyncing, grpcpeer.StateFollowing))
 	body := strings.Repeat("x", 128<<10)
 	start := time.Now()
 	for i := range 48 { // 6 MiB of pushes: beyond the stalled peer's window and A's 4 MiB queue
 		a.append(t, fmt.Sprintf("%d %s", i, body))
 	}
 	t.Logf("48 appends of 128 KiB in %s", time.Since(start))
-	eventually(t, time.Minute, "healthy peer converged", sameVectors(a, b))
+	testwait.Until(t, time.Minute, "healthy peer converged", sameVectors(a, b))
 	if got := counterValue(a.reg, "lsnode_sync_push_dropped_total"); got == 0 {
 		t.Errorf("no push was dropped for the stalled peer")
 	}

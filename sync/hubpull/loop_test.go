@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/sync/fakehub"
 	"github.com/lsnode/lsnode/sync/hubpull"
 )
@@ -101,7 +102,7 @@ func TestPuller_StopCancelsRound(t *testing.T) {
 	if err := e.p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "the round to begin", func() bool { return len(e.p.Status()) == 1 })
+	testwait.Until(t, 5*time.Second, "the round to begin", func() bool { return len(e.p.Status()) == 1 })
 	done := make(chan struct{})
 	go func() { e.p.Stop(); close(done) }()
 	select {

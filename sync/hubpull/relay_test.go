@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 	"github.com/lsnode/lsnode/sync/fakehub"
@@ -44,7 +45,7 @@ func TestHTTPPull_RelayedOverGRPC(t *testing.T) {
 		t.Fatalf("pull: %+v", r)
 	}
 	hubVV := h.VersionVector()
-	eventually(t, 30*time.Second, "the hub's ops at b", func() bool {
+	testwait.Until(t, 30*time.Second, "the hub's ops at b", func() bool {
 		vv := b.st.VersionVector()
 		for o, top := range hubVV {
 			if vv[o] != top {
