@@ -35,6 +35,9 @@ type AgentInfo struct {
 	// "you cannot owe yourself" filters then hide each other's asks (RFC
 	// 003 §7.7).
 	Shared bool
+	// ClaimConflicts counts the asks it owes that it claimed from two or
+	// more replicas (claims.go): the same name at work on two machines.
+	ClaimConflicts int
 }
 
 // agentsByHLC walks the whole log in HLC order (rows without a stamp
@@ -46,7 +49,8 @@ FROM events INDEXED BY events_hlc_idx ORDER BY hlc`
 // Agents returns the agent roster derived from the log, sorted by agent
 // name. window (>= 0) is how close in time two writes through different
 // replicas must be for the agent to be flagged Shared. It reads the whole
-// log in one pass, so its cost grows with the log.
+// log in one pass, so its cost grows with the log, and counts each
+// agent's claim conflicts (ClaimConflictCounts).
 func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, error) {
 	if window < 0 {
 		return nil, invalidf("window must not be negative")
@@ -68,7 +72,15 @@ func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
-	return roster.list(), nil
+	conflicts, err := s.ClaimConflictCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := roster.list()
+	for i := range out {
+		out[i].ClaimConflicts = conflicts[out[i].Agent]
+	}
+	return out, nil
 }
 
 // agentRoster folds events, taken in HLC order, into AgentInfo rows.
