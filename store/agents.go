@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/lsnode/lsnode/hlc"
 )
 
 // AgentInfo is one agent of the roster that the log implies: every
@@ -134,9 +132,7 @@ func (r *agentRoster) list() []AgentInfo {
 			a.info.Replicas = append(a.info.Replicas, rep)
 		}
 		sort.Strings(a.info.Replicas)
-		if ts, err := hlc.Parse(a.info.LastHLC); err == nil {
-			a.info.LastSeen = time.UnixMilli(ts.WallMS).UTC()
-		}
+		a.info.LastSeen = stampTime(a.info.LastHLC)
 		out = append(out, a.info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })

@@ -33,14 +33,22 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	written, wargs := owedArm(`SELECT event_id, hlc, origin_replica, origin_seq FROM lsnode_owed o WHERE o.agent = ?`,
-		"o.", "e.id = o.event_id", a, st, scope)
-	// lsnode_events_to_agent_idx holds (to_agent, rowid): the agent's
-	// events past the mark are one range of it.
-	pending, pargs := owedArm(`SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e INDEXED BY lsnode_events_to_agent_idx
-WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e.", "", a, st, scope)
-	query := written + ` UNION ` + pending + ` ORDER BY 2, 3, 4 LIMIT ?`
-	rows, err := s.reads.pool().QueryContext(ctx, query, append(append(wargs, pargs...), clampLimit(limit))...)
+	return s.owedPage(ctx, owedSelect{to: a, stream: st, scope: scope}, limit)
+}
+
+// owedSelect picks owed events: by addressee (to), by asker (from), or
+// both, with an optional stream, an HLC upper bound (before: hlc < it)
+// and a read scope.
+type owedSelect struct {
+	to, from, stream, before string
+	scope                    *ReadScope
+}
+
+// owedPage returns the events q picks, oldest first in HLC order, at most
+// limit (clamped as a list's) and the page size bound.
+func (s *Store) owedPage(ctx context.Context, q owedSelect, limit int) ([]Event, error) {
+	query, args := q.sql()
+	rows, err := s.reads.pool().QueryContext(ctx, query+` ORDER BY 2, 3, 4 LIMIT ?`, append(args, clampLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("owed page: %w", err)
 	}
@@ -55,24 +63,39 @@ WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e."
 	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
 }
 
-// owedArm adds Owed's stream and scope filters to one arm of its query.
-// The arm's columns carry prefix; join, when set, relates the arm's row
-// to an event e for the scope's condition.
-func owedArm(query, prefix, join, agent, stream string, scope *ReadScope) (string, []any) {
-	args := []any{agent}
-	if stream != "" {
-		query += ` AND ` + prefix + `stream = ?`
-		args = append(args, stream)
+// sql is the query of the events q picks, in one statement (one
+// snapshot): the rows written to lsnode_owed, and the same condition
+// evaluated on the events past the owed mark (owedlag.go), the two folded
+// by UNION. It selects (id, hlc, origin_replica, origin_seq).
+func (q owedSelect) sql() (string, []any) {
+	written := `SELECT o.event_id, o.hlc, o.origin_replica, o.origin_seq FROM lsnode_owed o`
+	// The events past the mark: for an addressee one range of
+	// lsnode_events_to_agent_idx, which holds (to_agent, rowid);
+	// otherwise the rowid range itself, a few thousand events at most.
+	pending := `SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e`
+	var wc, pc []string
+	var wargs, pargs []any
+	switch {
+	case q.to != "":
+		wc, wargs = append(wc, `o.agent = ?`), append(wargs, q.to)
+		pending += ` INDEXED BY lsnode_events_to_agent_idx`
+		pc, pargs = append(pc, `e.to_agent = ?`), append(pargs, q.to)
+	case q.from != "":
+		written += ` INDEXED BY lsnode_owed_from_idx`
 	}
-	if scope != nil {
-		cond, cargs := scope.condition("e.")
-		if join != "" {
-			cond = `EXISTS (SELECT 1 FROM events e WHERE ` + join + ` AND ` + cond + `)`
+	pc = append(pc, `e.rowid > `+owedMarkSQL, owedTailCondition)
+	for _, f := range []struct{ col, v, op string }{{"from_agent", q.from, "="}, {"stream", q.stream, "="}, {"hlc", q.before, "<"}} {
+		if f.v != "" {
+			wc, wargs = append(wc, `o.`+f.col+` `+f.op+` ?`), append(wargs, f.v)
+			pc, pargs = append(pc, `e.`+f.col+` `+f.op+` ?`), append(pargs, f.v)
 		}
-		query += ` AND ` + cond
-		args = append(args, cargs...)
 	}
-	return query, args
+	if q.scope != nil {
+		cond, cargs := q.scope.condition("e.")
+		wc, wargs = append(wc, `EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id AND `+cond+`)`), append(wargs, cargs...)
+		pc, pargs = append(pc, cond), append(pargs, cargs...)
+	}
+	return written + whereClause(wc) + ` UNION ` + pending + whereClause(pc), append(wargs, pargs...)
 }
 
 // scanOwedIDs reads the ids of an owed page (its first column) and closes
