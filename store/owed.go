@@ -47,6 +47,19 @@ type owedSelect struct {
 // owedPage returns the events q picks, oldest first in HLC order, at most
 // limit (clamped as a list's) and the page size bound.
 func (s *Store) owedPage(ctx context.Context, q owedSelect, limit int) ([]Event, error) {
+	ids, err := s.owedPageIDs(ctx, q, limit)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := s.eventsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
+}
+
+// owedPageIDs returns the ids of owedPage's events.
+func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]string, error) {
 	query, args := q.sql()
 	rows, err := s.reads.pool().QueryContext(ctx, query+` ORDER BY 2, 3, 4 LIMIT ?`, append(args, clampLimit(limit))...)
 	if err != nil {
@@ -56,11 +69,7 @@ func (s *Store) owedPage(ctx context.Context, q owedSelect, limit int) ([]Event,
 	if err != nil {
 		return nil, fmt.Errorf("owed page: %w", err)
 	}
-	evs, err := s.eventsByID(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
+	return ids, nil
 }
 
 // sql is the query of the events q picks, in one statement (one

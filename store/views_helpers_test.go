@@ -11,7 +11,7 @@ import (
 // viewsDump renders what the coordination views answer on a store for
 // agents, without ages (which depend on the local clock): owed asks and
 // awaited asks with their claims, statuses and last stamps, the claim
-// conflicts. Converged replicas give equal dumps. It also checks that
+// conflicts, the wait-for cycles. Converged replicas give equal dumps. It also checks that
 // every agent's awaited asks are exactly the owed asks it wrote.
 func viewsDump(t *testing.T, s *Store, agents []string) string {
 	t.Helper()
@@ -53,6 +53,14 @@ func viewsDump(t *testing.T, s *Store, agents []string) string {
 	for _, a := range conflicts {
 		fmt.Fprintf(&b, "conflict %s\n", askLine(a))
 	}
+	cycles, err := s.Cycles(ctx, CycleQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cycles.Cycles {
+		fmt.Fprintf(&b, "cycle %+v\n", c)
+	}
+	fmt.Fprintf(&b, "cycles truncated=%v\n", cycles.Truncated)
 	return b.String()
 }
 
