@@ -11,7 +11,7 @@ import (
 // viewsDump renders what the coordination views answer on a store for
 // agents, without ages (which depend on the local clock): owed asks and
 // awaited asks with their claims, statuses and last stamps, the claim
-// conflicts, the wait-for cycles. Converged replicas give equal dumps. It also checks that
+// conflicts, the wait-for cycles, a few searches with their scores. Converged replicas give equal dumps. It also checks that
 // every agent's awaited asks are exactly the owed asks it wrote.
 func viewsDump(t *testing.T, s *Store, agents []string) string {
 	t.Helper()
@@ -61,8 +61,21 @@ func viewsDump(t *testing.T, s *Store, agents []string) string {
 		fmt.Fprintf(&b, "cycle %+v\n", c)
 	}
 	fmt.Fprintf(&b, "cycles truncated=%v\n", cycles.Truncated)
+	for _, q := range viewQueries {
+		res, err := s.Search(ctx, SearchQuery{Query: q, Filter: Filter{Limit: MaxViewLimit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			fmt.Fprintf(&b, "search %q %s %v\n", q, h.Event.ID, h.Score)
+		}
+	}
 	return b.String()
 }
+
+// viewQueries are the searches viewsDump runs: words of the types, the
+// agents and the bodies the tests write.
+var viewQueries = []string{"task", "reply OR ack", "python", "from_agent:w1", "to_agent:boss NOT request", "diff*"}
 
 func askLine(a Ask) string {
 	line := a.Event.ID + " status=" + a.Status()
