@@ -144,7 +144,7 @@ func TestAwaiting_Invalid(t *testing.T) {
 		want string
 	}{
 		{AwaitingQuery{}, "agent must be a non-empty string"},
-		{AwaitingQuery{Agent: strings.Repeat("a", MaxAgentChars+1)}, "agent exceeds maximum length of 256 characters"},
+		{AwaitingQuery{Agent: strings.Repeat("a", MaxRoutingChars+1)}, "agent exceeds maximum length of 256 characters"},
 		{AwaitingQuery{Agent: "boss", Stream: "a\x01"}, "stream contains control characters"},
 		{AwaitingQuery{Agent: "boss", OlderThan: -time.Second}, "older_than must not be negative"},
 	} {

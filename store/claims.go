@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -91,17 +92,25 @@ func (s *Store) attachAllReplies(ctx context.Context, asks []Ask) error {
 // maxAsksPerQuery bounds the ids one replies query names (twice each).
 const maxAsksPerQuery = 500
 
-// askRepliesSQL reads the progress replies that join the asks named
-// (%[1]s: the id list, given twice): by ack_of, through the ack index,
-// and by thread, through the table's key, when they came after the ask.
-// UNION folds a reply found both ways.
-const askRepliesSQL = `SELECT e.id, r.event_id, r.status, r.hlc, r.origin_replica FROM events e
+// askRepliesSQL folds, for each of the asks named (%[1]s: the id list,
+// given twice), the progress replies that join it: by ack_of, through the
+// ack index, and by thread, through the table's key, when they came after
+// the ask. One row per ask with replies: its earliest claim and its
+// latest reply, each as hlc, event_id and origin (or status) joined by
+// U+001F, which no stamp, id, replica or status holds and which sorts
+// below all their characters (so these strings order as their (hlc,
+// event_id) pairs do), and the replicas it was claimed from. A reply
+// found both ways counts twice, which changes none of the three.
+const askRepliesSQL = `SELECT ask, min(CASE WHEN status = 'claimed' THEN hlc || char(31) || event_id || char(31) || origin_replica END),
+ max(hlc || char(31) || event_id || char(31) || status), group_concat(DISTINCT CASE WHEN status = 'claimed' THEN origin_replica END)
+FROM (SELECT e.id AS ask, r.event_id, r.status, r.hlc, r.origin_replica FROM events e
 JOIN lsnode_progress r INDEXED BY lsnode_progress_ack_idx ON r.agent = e.to_agent AND r.ack_of = e.id
 WHERE e.id IN (%[1]s)
-UNION
+UNION ALL
 SELECT e.id, r.event_id, r.status, r.hlc, r.origin_replica FROM events e
 JOIN lsnode_progress r ON r.agent = e.to_agent AND r.correlation_id = e.correlation_id
-WHERE e.id IN (%[1]s) AND e.correlation_id IS NOT NULL AND ` + replyCameAfter
+WHERE e.id IN (%[1]s) AND e.correlation_id IS NOT NULL AND ` + replyCameAfter + `)
+GROUP BY ask`
 
 // attachReplies sets the claim and progress of at most maxAsksPerQuery
 // asks.
@@ -122,56 +131,26 @@ func (s *Store) attachReplies(ctx context.Context, asks []Ask) error {
 		return fmt.Errorf("read claims: %w", err)
 	}
 	defer rows.Close()
-	claims := map[*Ask][]progressReply{}
 	for rows.Next() {
-		var askID string
-		var r progressReply
-		if err := rows.Scan(&askID, &r.id, &r.status, &r.hlc, &r.origin); err != nil {
+		var askID, latest string
+		var claim, replicas sql.NullString
+		if err := rows.Scan(&askID, &claim, &latest, &replicas); err != nil {
 			return fmt.Errorf("read claims: %w", err)
 		}
 		a := at[askID]
-		if r.status == statusClaimed {
-			claims[a] = append(claims[a], r)
+		if f := strings.Split(latest, "\x1f"); len(f) == 3 {
+			a.Progress = &Progress{HLC: f[0], EventID: f[1], Status: f[2]}
 		}
-		if a.Progress == nil || r.after(progressReply{id: a.Progress.EventID, hlc: a.Progress.HLC}) {
-			a.Progress = &Progress{Status: r.status, EventID: r.id, HLC: r.hlc}
+		if f := strings.Split(claim.String, "\x1f"); len(f) == 3 {
+			rs := strings.Split(replicas.String, ",")
+			slices.Sort(rs)
+			a.Claim = &Claim{By: a.Event.ToAgent, HLC: f[0], EventID: f[1], From: f[2], Conflict: len(rs) > 1, Replicas: rs}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read claims: %w", err)
 	}
-	for a, rs := range claims {
-		a.Claim = claimOf(a.Event.ToAgent, rs)
-	}
 	return nil
-}
-
-// progressReply is one progress reply to an ask.
-type progressReply struct{ id, status, hlc, origin string }
-
-// after orders replies by HLC, then id: the stamps of two ops differ, the
-// id only settles a file with a duplicated stamp alike everywhere.
-func (r progressReply) after(o progressReply) bool {
-	if r.hlc != o.hlc {
-		return r.hlc > o.hlc
-	}
-	return r.id > o.id
-}
-
-// claimOf is the claim the claims rs of one ask make.
-func claimOf(by string, rs []progressReply) *Claim {
-	first := rs[0]
-	var replicas []string
-	for _, r := range rs {
-		if first.after(r) {
-			first = r
-		}
-		if !slices.Contains(replicas, r.origin) {
-			replicas = append(replicas, r.origin)
-		}
-	}
-	slices.Sort(replicas)
-	return &Claim{By: by, From: first.origin, EventID: first.id, HLC: first.hlc, Conflict: len(replicas) > 1, Replicas: replicas}
 }
 
 // conflictCandidatesSQL selects the owed asks that may have claims from

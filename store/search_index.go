@@ -24,7 +24,7 @@ import (
 // which those are, also after a crash. A statement per transaction costs
 // less than an AFTER INSERT trigger on events or a statement per event
 // (BenchmarkSearchUpkeep), and a trigger would make the Python hub's own
-// inserts fail on a file it cannot index.
+// inserts fail on the file wherever its SQLite lacks FTS5.
 const searchDDL = `CREATE VIRTUAL TABLE IF NOT EXISTS lsnode_search USING fts5(
     body, type, stream, room, from_agent, to_agent,
     content = 'events', content_rowid = 'rowid',

@@ -330,7 +330,7 @@ func TestSearch_AfterApply(t *testing.T) {
 
 // wantSearchMatchesScan checks, for n words of the bench vocabulary, that
 // the events Search finds in a body are those whose body holds the word.
-func wantSearchMatchesScan(t *testing.T, s *Store, n int) {
+func wantSearchMatchesScan(t testing.TB, s *Store, n int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, 11))
 	var evs []Event
@@ -371,7 +371,7 @@ func wantSearchMatchesScan(t *testing.T, s *Store, n int) {
 
 // checkSearchIntegrity runs FTS5's integrity check, which compares the
 // index with the events it indexes.
-func checkSearchIntegrity(t *testing.T, s *Store) {
+func checkSearchIntegrity(t testing.TB, s *Store) {
 	t.Helper()
 	raw := openRawDB(t, s.cfg.Dir)
 	defer raw.Close()

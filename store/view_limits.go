@@ -11,9 +11,12 @@ import (
 // Limits of the coordination views' arguments (awaiting, claims, cycles,
 // search), exported so that the surfaces' schemas state the same ones.
 const (
-	// MaxAgentChars bounds an agent name argument, in code points: the
-	// routing limit every agent name of the log is held to.
-	MaxAgentChars = rules.MaxRouting
+	// MaxRoutingChars bounds an agent, stream, room or other routing
+	// argument, in code points: the limit every routing field of the log
+	// is held to.
+	MaxRoutingChars = rules.MaxRouting
+	// MaxCursorChars bounds a portable cursor argument.
+	MaxCursorChars = len(cursorPrefix) + (maxCursorBytes*8+5)/6
 	// MaxViewLimit is the largest page a view returns; larger limits are
 	// clamped to it, as a list's are.
 	MaxViewLimit = rules.MaxListLimit
