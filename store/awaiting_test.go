@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/hlc"
 )
 
 // awaitingIDs is Awaiting(q) as event ids.
@@ -176,4 +179,42 @@ func TestParseOlderThan(t *testing.T) {
 			t.Errorf("ParseOlderThan(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
+}
+
+// TestAwaiting_LaggingRowsAcrossRestart: asks whose owed rows are not
+// written yet are awaited before and after a restart, and after their
+// rows are written, alike.
+func TestAwaiting_LaggingRowsAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	wall := hlc.NewManualClock(testClockStart)
+	s := openReplicaAt(t, dir, repA, wall)
+	var want []string
+	for i := 0; i < 20; i++ {
+		wall.Advance(time.Second)
+		want = append(want, mustAppend(t, s, ask("boss", fmt.Sprintf("w%d", i%3), "")).ID)
+		mustAppend(t, s, ask("x", "boss", ""))
+	}
+	if s.owed.total == 0 {
+		t.Fatal("no owed rows lag: the test exercises nothing")
+	}
+	check := func(s *Store, when string) {
+		t.Helper()
+		if got := awaitingIDs(t, s, AwaitingQuery{Agent: "boss", Limit: 100}); !slices.Equal(got, want) {
+			t.Errorf("%s: awaiting %v; want %v", when, got, want)
+		}
+	}
+	check(s, "lagging")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openReplicaAt(t, dir, repA, wall)
+	check(s2, "lagging, reopened")
+	wall.Advance(time.Second)
+	want = append(want, mustAppend(t, s2, ask("boss", "w1", "")).ID)
+	check(s2, "one more")
+	writeOwedRows(t, s2)
+	check(s2, "rows written")
+	wall.Advance(time.Second)
+	want = append(want, mustAppend(t, s2, ask("boss", "w2", "")).ID)
+	check(s2, "after the rows, one more")
 }

@@ -42,6 +42,11 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 type owedSelect struct {
 	to, from, stream, before string
 	scope                    *ReadScope
+	// For an asker without an addressee: its events past the owed mark
+	// as pendingAsks lists them (a JSON array of rowids), and the rowid
+	// up to which the list is complete.
+	listed string
+	upTo   int64
 }
 
 // owedPage returns the events q picks, oldest first in HLC order, at most
@@ -60,6 +65,9 @@ func (s *Store) owedPage(ctx context.Context, q owedSelect, limit int) ([]Event,
 
 // owedPageIDs returns the ids of owedPage's events.
 func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]string, error) {
+	if q.to == "" && q.from != "" {
+		q.listed, q.upTo = s.pending.of(q.from)
+	}
 	query, args := q.sql()
 	rows, err := s.reads.pool().QueryContext(ctx, query+` ORDER BY 2, 3, 4 LIMIT ?`, append(args, clampLimit(limit))...)
 	if err != nil {
@@ -74,16 +82,22 @@ func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]str
 
 // sql is the query of the events q picks, in one statement (one
 // snapshot): the rows written to lsnode_owed, and the same condition
-// evaluated on the events past the owed mark (owedlag.go), the two folded
-// by UNION. It selects (id, hlc, origin_replica, origin_seq).
+// evaluated on the events past the owed mark (owedlag.go), the arms
+// folded by UNION. It selects (id, hlc, origin_replica, origin_seq).
 func (q owedSelect) sql() (string, []any) {
 	written := `SELECT o.event_id, o.hlc, o.origin_replica, o.origin_seq FROM lsnode_owed o`
-	// The events past the mark: for an addressee one range of
-	// lsnode_events_to_agent_idx, which holds (to_agent, rowid);
-	// otherwise the rowid range itself, a few thousand events at most.
 	pending := `SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e`
 	var wc, pc []string
 	var wargs, pargs []any
+	// What finds the events past the mark: for an addressee one range of
+	// lsnode_events_to_agent_idx, which holds (to_agent, rowid); for an
+	// asker the rowids pendingAsks lists, and the rowids above the list;
+	// otherwise the rowid range itself, a few thousand events at most.
+	type driver struct {
+		cond string
+		args []any
+	}
+	drivers := []driver{{`e.rowid > ` + owedMarkSQL, nil}}
 	switch {
 	case q.to != "":
 		wc, wargs = append(wc, `o.agent = ?`), append(wargs, q.to)
@@ -91,20 +105,33 @@ func (q owedSelect) sql() (string, []any) {
 		pc, pargs = append(pc, `e.to_agent = ?`), append(pargs, q.to)
 	case q.from != "":
 		written += ` INDEXED BY lsnode_owed_from_idx`
+		if q.listed != "" {
+			drivers = []driver{
+				{`e.rowid IN (SELECT value FROM json_each(?)) AND e.rowid > ` + owedMarkSQL, []any{q.listed}},
+				{`e.rowid > max(?, ` + owedMarkSQL + `)`, []any{q.upTo}},
+			}
+		}
 	}
-	pc = append(pc, `e.rowid > `+owedMarkSQL, owedTailCondition)
 	for _, f := range []struct{ col, v, op string }{{"from_agent", q.from, "="}, {"stream", q.stream, "="}, {"hlc", q.before, "<"}} {
 		if f.v != "" {
 			wc, wargs = append(wc, `o.`+f.col+` `+f.op+` ?`), append(wargs, f.v)
 			pc, pargs = append(pc, `e.`+f.col+` `+f.op+` ?`), append(pargs, f.v)
 		}
 	}
+	// The owed condition's subqueries last, after the column tests that
+	// leave few events.
+	pc = append(pc, owedTailCondition)
 	if q.scope != nil {
 		cond, cargs := q.scope.condition("e.")
 		wc, wargs = append(wc, `EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id AND `+cond+`)`), append(wargs, cargs...)
 		pc, pargs = append(pc, cond), append(pargs, cargs...)
 	}
-	return written + whereClause(wc) + ` UNION ` + pending + whereClause(pc), append(wargs, pargs...)
+	query, args := written+whereClause(wc), wargs
+	for _, d := range drivers {
+		query += ` UNION ` + pending + whereClause(append([]string{d.cond}, pc...))
+		args = append(append(args, d.args...), pargs...)
+	}
+	return query, args
 }
 
 // scanOwedIDs reads the ids of an owed page (its first column) and closes

@@ -101,6 +101,8 @@ type Store struct {
 	// owed accounts for the events whose owed rows are not written yet;
 	// only the writer goroutine uses it.
 	owed owedLag
+	// pending lists those events by asker, for Awaiting (pendingasks.go).
+	pending pendingAsks
 	// searched is the largest committed rowid: every event up to it has
 	// its per-transaction views (txviews.go). Only the writer goroutine
 	// uses it once Open returns.

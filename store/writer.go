@@ -123,6 +123,7 @@ func (s *Store) runBatch(first *writeReq) {
 		s.reportQuarantined(w)
 		s.ckpt.committed()
 		s.owed.add(w)
+		s.pending.add(w.lastRowid, w.mayOwe)
 		s.metrics.owedLagging.Set(float64(s.owed.total))
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
