@@ -30,8 +30,8 @@ type writeTx struct {
 // rowids of events a savepoint undid are taken again by later events.
 type requestMark struct {
 	ops, mayOwe, stored, quarantined int
-	lastRowid                           int64
-	keyed                               bool
+	lastRowid                        int64
+	keyed                            bool
 }
 
 // storeArtifact inserts an artifact and indexes it.
