@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/lsnode/lsnode/hlc"
 )
 
 // AgentInfo is one agent of the roster that the log implies: every
@@ -35,6 +33,9 @@ type AgentInfo struct {
 	// "you cannot owe yourself" filters then hide each other's asks (RFC
 	// 003 §7.7).
 	Shared bool
+	// ClaimConflicts counts the asks it owes that it claimed from two or
+	// more replicas (claims.go): the same name at work on two machines.
+	ClaimConflicts int
 }
 
 // agentsByHLC walks the whole log in HLC order (rows without a stamp
@@ -46,7 +47,8 @@ FROM events INDEXED BY events_hlc_idx ORDER BY hlc`
 // Agents returns the agent roster derived from the log, sorted by agent
 // name. window (>= 0) is how close in time two writes through different
 // replicas must be for the agent to be flagged Shared. It reads the whole
-// log in one pass, so its cost grows with the log.
+// log in one pass, so its cost grows with the log, and counts each
+// agent's claim conflicts (ClaimConflictCounts).
 func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, error) {
 	if window < 0 {
 		return nil, invalidf("window must not be negative")
@@ -68,7 +70,15 @@ func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
-	return roster.list(), nil
+	conflicts, err := s.ClaimConflictCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := roster.list()
+	for i := range out {
+		out[i].ClaimConflicts = conflicts[out[i].Agent]
+	}
+	return out, nil
 }
 
 // agentRoster folds events, taken in HLC order, into AgentInfo rows.
@@ -122,9 +132,7 @@ func (r *agentRoster) list() []AgentInfo {
 			a.info.Replicas = append(a.info.Replicas, rep)
 		}
 		sort.Strings(a.info.Replicas)
-		if ts, err := hlc.Parse(a.info.LastHLC); err == nil {
-			a.info.LastSeen = time.UnixMilli(ts.WallMS).UTC()
-		}
+		a.info.LastSeen = stampTime(a.info.LastHLC)
 		out = append(out, a.info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })

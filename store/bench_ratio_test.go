@@ -55,25 +55,29 @@ func BenchmarkApplyRatio(b *testing.B) {
 		b.StartTimer()
 		t, _ := raw.write(b, evs)
 		return t
-	}, func(n int) time.Duration {
-		var took time.Duration
-		for n > 0 {
-			b.StopTimer()
-			batch := applyGen.batch(min(benchBatch, n))
-			b.StartTimer()
-			t0 := time.Now()
-			res, err := s.ApplyBatch(context.Background(), batch)
-			took += time.Since(t0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if res.Applied != len(batch.Ops) {
-				b.Fatalf("applied %s of %d", fmtResult(res), len(batch.Ops))
-			}
-			n -= len(batch.Ops)
+	}, func(n int) time.Duration { return applyFrom(b, s, applyGen, n) })
+}
+
+// applyFrom applies n of gen's ops to s in batches of benchBatch and
+// returns the time the applies took.
+func applyFrom(b *testing.B, s *Store, gen *benchGen, n int) time.Duration {
+	var took time.Duration
+	for n > 0 {
+		b.StopTimer()
+		batch := gen.batch(min(benchBatch, n))
+		b.StartTimer()
+		t0 := time.Now()
+		res, err := s.ApplyBatch(context.Background(), batch)
+		took += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
 		}
-		return took
-	})
+		if res.Applied != len(batch.Ops) {
+			b.Fatalf("applied %s of %d", fmtResult(res), len(batch.Ops))
+		}
+		n -= len(batch.Ops)
+	}
+	return took
 }
 
 // runRatio alternates rounds of raw and store ops until each side has
@@ -81,24 +85,37 @@ func BenchmarkApplyRatio(b *testing.B) {
 // writes the owed rows still lagging (owedlag.go), so that the store side
 // is charged for all the work its writes cause.
 func runRatio(b *testing.B, s *Store, unit string, raw, store func(n int) time.Duration) {
-	var rawTook, storeTook time.Duration
+	runSides(b, "raw-rows/s", unit, func(n int, _ bool) time.Duration { return raw(n) }, func(n int, last bool) time.Duration {
+		t := store(n)
+		if last {
+			t += writeLaggingOwed(b, s)
+		}
+		return t
+	})
+}
+
+// runSides alternates rounds of the base side and the measured side
+// until each has done b.N ops (last is set on each side's last round),
+// and reports both rates (baseUnit, unit), the measured side's rate as a
+// percentage of the base's over all rounds (ratio-%) and the lowest and
+// highest ratio of a round.
+func runSides(b *testing.B, baseUnit, unit string, base, measured func(n int, last bool) time.Duration) {
+	var baseTook, took time.Duration
 	var ratios []float64
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(ratioRound, b.N-done)
-		r, st := raw(n), store(n)
+		last := done+n == b.N
+		r, st := base(n, last), measured(n, last)
 		done += n
-		if done == b.N {
-			st += writeLaggingOwed(b, s)
-		}
-		rawTook += r
-		storeTook += st
+		baseTook += r
+		took += st
 		ratios = append(ratios, 100*r.Seconds()/st.Seconds())
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/rawTook.Seconds(), "raw-rows/s")
-	b.ReportMetric(float64(b.N)/storeTook.Seconds(), unit)
-	b.ReportMetric(100*rawTook.Seconds()/storeTook.Seconds(), "ratio-%")
+	b.ReportMetric(float64(b.N)/baseTook.Seconds(), baseUnit)
+	b.ReportMetric(float64(b.N)/took.Seconds(), unit)
+	b.ReportMetric(100*baseTook.Seconds()/took.Seconds(), "ratio-%")
 	b.ReportMetric(slices.Min(ratios), "min-round-%")
 	b.ReportMetric(slices.Max(ratios), "max-round-%")
 }

@@ -23,6 +23,11 @@ type rawBenchDB struct {
 	db     *sql.DB
 	insert *sql.Stmt // prepared once, as the writer's statements are
 	perTxn int
+	// afterRow, when set, runs after each row's insert in its transaction,
+	// and beforeCommit before each commit, given the largest rowid before
+	// the transaction: the benchmarks of extra write work use them.
+	afterRow     func(tx *sql.Tx, rowid int64, e Event) error
+	beforeCommit func(tx *sql.Tx, before int64) error
 }
 
 func openRawBenchDB(b *testing.B) *rawBenchDB { return openRawBenchDBTxn(b, rawRowsPerTxn) }
@@ -61,14 +66,34 @@ func (r *rawBenchDB) write(b *testing.B, evs []Event) (elapsed, cpu time.Duratio
 			b.Fatal(err)
 		}
 		st := tx.Stmt(r.insert)
+		before := int64(-1)
 		for _, e := range evs[:n] {
-			if _, err := st.Exec(e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
+			res, err := st.Exec(e.ID, e.Type, e.Stream, e.Room, nullable(e.Topic), e.FromAgent, nullable(e.ToAgent),
 				nullable(e.CorrelationID), nullable(e.Branch), nullable(e.BaseCommit), nullable(e.Status),
-				e.Body, e.CreatedAt, string(e.Metadata), e.OriginReplica, e.OriginSeq, e.HLC); err != nil {
+				e.Body, e.CreatedAt, string(e.Metadata), e.OriginReplica, e.OriginSeq, e.HLC)
+			if err != nil {
 				b.Fatal(err)
+			}
+			if r.afterRow == nil && (r.beforeCommit == nil || before >= 0) {
+				continue
+			}
+			rowid, err := res.LastInsertId()
+			if err == nil && r.afterRow != nil {
+				err = r.afterRow(tx, rowid, e)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if before < 0 {
+				before = rowid - 1
 			}
 		}
 		st.Close()
+		if r.beforeCommit != nil {
+			if err := r.beforeCommit(tx, before); err != nil {
+				b.Fatal(err)
+			}
+		}
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}

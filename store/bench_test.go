@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -413,9 +414,12 @@ func TestMain(m *testing.M) {
 
 // benchGen makes remote ops as a busy fleet writes them: four origins,
 // 200 agents, asks in correlation threads, replies (a third of them
-// terminal, closing threads), acks, 2% broadcasts.
+// terminal, closing threads), acks, 2% broadcasts, bodies of 6 to 14
+// words drawn from benchWords with Zipf's law (so some words are in most
+// bodies and most words in few, as in text).
 type benchGen struct {
 	rng     *rand.Rand
+	words   *rand.Zipf // word ranks for the bodies, from a source of their own
 	origins []string
 	seq     map[string]int64
 	ms      int64
@@ -424,7 +428,37 @@ type benchGen struct {
 
 func newBenchGen(seed uint64) *benchGen {
 	return &benchGen{rng: rand.New(rand.NewPCG(seed, seed)), origins: []string{repA, repB, repC, "rep_0123456789ab"},
-		seq: map[string]int64{}, ms: testClockStart.UnixMilli() - 30*24*3600*1000}
+		words: rand.NewZipf(rand.New(rand.NewPCG(seed, ^seed)), 1.1, 1, uint64(len(benchWords)-1)),
+		seq:   map[string]int64{}, ms: testClockStart.UnixMilli() - 30*24*3600*1000}
+}
+
+// benchWords is the vocabulary of the bench bodies: 5000 made-up words of
+// 3 to 9 lowercase letters, the most common first.
+var benchWords = func() []string {
+	rng := rand.New(rand.NewPCG(42, 42))
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < 5000 {
+		w := make([]byte, 3+rng.IntN(7))
+		for i := range w {
+			w[i] = byte('a' + rng.IntN(26))
+		}
+		if !seen[string(w)] {
+			seen[string(w)] = true
+			out = append(out, string(w))
+		}
+	}
+	return out
+}()
+
+// body is the next bench body.
+func (g *benchGen) body() string {
+	n := 6 + int(g.words.Uint64()%9)
+	words := make([]string, n)
+	for i := range words {
+		words[i] = benchWords[g.words.Uint64()]
+	}
+	return strings.Join(words, " ")
 }
 
 func (g *benchGen) batch(n int) Batch {
@@ -454,7 +488,7 @@ func (g *benchGen) batch(n int) Batch {
 			ID: fmt.Sprintf("evt_%s_%012x", at.Format("20060102T150405"), g.n), OriginReplica: origin, OriginSeq: prev + 1,
 			HLC: hlc.Timestamp{WallMS: g.ms, Counter: uint32(g.n % 16), Replica: origin}.String(), Type: typ,
 			Stream: "project/x", Room: "delegation", FromAgent: fmt.Sprintf("agent-%d", from), ToAgent: toAgent,
-			CorrelationID: corr, Status: status, Body: "a body of moderate length for a coordination event", CreatedAt: createdAt(at),
+			CorrelationID: corr, Status: status, Body: g.body(), CreatedAt: createdAt(at),
 			Metadata: []byte(meta),
 		}})
 	}

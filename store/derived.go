@@ -36,13 +36,19 @@ func partsFrom(client map[string]any, ext extension) metaParts {
 	return metaParts{ackOf: ackOf, ext: ext}
 }
 
-// indexEvent maintains lsnode_closures and lsnode_idempotency for one
-// stored event, whose metadata parts the caller already holds. Its owed
-// row is derived afterwards, with the rest of the transaction's events, by
-// indexOwed.
+// indexEvent maintains lsnode_closures, lsnode_progress and
+// lsnode_idempotency for one stored event, whose metadata parts the
+// caller already holds. Its owed row is derived afterwards, with the rest
+// of the transaction's events, by indexOwed; its search row and its
+// writer's stamp before the commit (txviews.go).
 func indexEvent(ctx context.Context, tx querier, e Event, parts metaParts) error {
-	if rules.IsTerminal(e.Status) {
+	switch {
+	case rules.IsTerminal(e.Status):
 		if err := recordClosure(ctx, tx, e, parts.ackOf, parts.ext); err != nil {
+			return err
+		}
+	case isProgress(e.Status):
+		if err := recordProgress(ctx, tx, e, parts.ackOf, parts.ext); err != nil {
 			return err
 		}
 	}
@@ -65,14 +71,23 @@ func indexArtifact(ctx context.Context, tx querier, a Artifact) error {
 // (hlc, origin_replica) is canonical everywhere.
 func rankOf(stamp, origin, id string) string { return stamp + " " + origin + " " + id }
 
+// causalJSON is a reply's causal context as the derived tables keep it:
+// its JSON text, or NULL for a reply without one.
+func causalJSON(ext extension) (any, error) {
+	if ext.Ctx == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(ext.Ctx)
+	if err != nil {
+		return nil, fmt.Errorf("encode causal context: %w", err)
+	}
+	return string(b), nil
+}
+
 func recordClosure(ctx context.Context, tx querier, r Event, ackOf string, ext extension) error {
-	var ctxJSON any
-	if ext.Ctx != nil {
-		b, err := json.Marshal(ext.Ctx)
-		if err != nil {
-			return fmt.Errorf("encode causal context: %w", err)
-		}
-		ctxJSON = string(b)
+	ctxJSON, err := causalJSON(ext)
+	if err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO lsnode_closures (event_id, agent, ack_of, correlation_id, hlc, ctx_json)
 VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.CorrelationID), r.HLC, ctxJSON); err != nil {
@@ -96,7 +111,7 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 	// Owed rows carry their event's thread, hlc and origin slot, so closing
 	// a thread visits only what the agent still owes in it
 	// (lsnode_owed_thread_idx), however long the thread.
-	_, err := tx.ExecContext(ctx, `DELETE FROM lsnode_owed INDEXED BY lsnode_owed_thread_idx WHERE agent = ? AND correlation_id = ? AND `+after,
+	_, err = tx.ExecContext(ctx, `DELETE FROM lsnode_owed INDEXED BY lsnode_owed_thread_idx WHERE agent = ? AND correlation_id = ? AND `+after,
 		r.FromAgent, r.CorrelationID, arg)
 	if err != nil {
 		return fmt.Errorf("close thread %s: %w", r.CorrelationID, err)
@@ -116,9 +131,16 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 // later closure one by one would leave.
 const owedCondition = `e.to_agent IS NOT NULL AND e.to_agent NOT IN ('', '*') AND e.to_agent != e.from_agent %s
 AND NOT EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.ack_of = e.id)
-AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures c WHERE c.agent = e.to_agent AND c.correlation_id = e.correlation_id AND
- CASE WHEN c.ctx_json IS NULL THEN c.hlc > e.hlc
-      ELSE coalesce(json_extract(c.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END))`
+AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures r WHERE r.agent = e.to_agent AND r.correlation_id = e.correlation_id AND
+ ` + replyCameAfter + `))`
+
+// replyCameAfter holds for a reply r (a row of lsnode_closures or
+// lsnode_progress) in the thread of an event e when the reply came after
+// e (DESIGN.md §3): its causal context covers e's origin slot, or, for a
+// reply without context, its hlc is later. A reply that names e (ack_of)
+// came after it without this test.
+const replyCameAfter = `CASE WHEN r.ctx_json IS NULL THEN r.hlc > e.hlc
+      ELSE coalesce(json_extract(r.ctx_json, '$."' || e.origin_replica || '"'), 0) >= e.origin_seq END`
 
 // notLosingDuplicate is owedCondition's idempotency part.
 const notLosingDuplicate = `
@@ -133,8 +155,8 @@ AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.
 // and inserting each agent's rows together keeps the b-tree cursor on
 // pages it has just written. Applying 100k events to 200 agents, that cut
 // this statement's CPU by a fifth to a third (BENCHMARKS.md, session 6).
-const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id)
-SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id FROM events e
+const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id, from_agent)
+SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id, e.from_agent FROM events e
 WHERE e.rowid > ?1 AND e.rowid <= ?2 AND ` + owedCondition + `
 ORDER BY e.to_agent, e.hlc`
 

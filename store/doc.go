@@ -27,6 +27,13 @@
 //   - HLC stamps are issued inside the writer, so hlc order and local
 //     origin_seq order agree.
 //
+// Coordination views, each derived from the op set alone
+// (docs/architecture.md, Coordination views): Awaiting (the asks an agent
+// wrote that are still owed, awaiting.go), claims and their conflicts on
+// owed asks (claims.go, progress.go), wait-for cycles (cycles.go,
+// waitgraph.go) and full-text Search (search.go, search_query.go, over
+// the FTS5 index of search_index.go).
+//
 // Reads: List answers from an in-memory cache of the log's newest events
 // (tailcache.go; fed by the writer at every commit, warmed from the file at
 // Open, bounded by Config.TailCacheBytes) only when it can prove the page

@@ -51,7 +51,7 @@ func tableCounts(t testing.TB, s *Store) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, table := range []string{"events", "artifacts", "event_artifacts", "lsnode_quarantine",
-		"lsnode_closures", "lsnode_idempotency", "lsnode_owed"} {
+		"lsnode_closures", "lsnode_idempotency", "lsnode_owed", "lsnode_progress", "lsnode_heard", "lsnode_search_docsize"} {
 		var n int64
 		if err := s.readDB.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 			t.Fatalf("count %s: %v", table, err)

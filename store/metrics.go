@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -138,4 +140,34 @@ func (s *Store) registerSizeGauges(reg prometheus.Registerer) {
 	f.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "lsnode_store_disk_bytes", Help: "Size of the log database and its WAL on disk.",
 	}, func() float64 { return float64(s.diskBytes()) })
+	var conflicts conflictGauge
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_store_claim_conflicts", Help: "Owed asks their addressee claimed from two or more replicas (one agent name on two machines).",
+	}, func() float64 { return conflicts.read(s) })
+}
+
+// conflictGauge caches the claim conflict count for the op set it was
+// counted on: a scrape counts again only after the log changed.
+type conflictGauge struct {
+	mu    sync.Mutex
+	vv    map[string]int64
+	count float64
+}
+
+func (g *conflictGauge) read(s *Store) float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	vv := s.VersionVector()
+	if g.vv != nil && maps.Equal(vv, g.vv) {
+		return g.count
+	}
+	counts, err := s.ClaimConflictCounts(context.Background())
+	if err != nil {
+		return math.NaN()
+	}
+	g.vv, g.count = vv, 0
+	for _, n := range counts {
+		g.count += float64(n)
+	}
+	return g.count
 }

@@ -33,20 +33,28 @@ func (s *Store) OwedIn(ctx context.Context, scope *ReadScope, agent, stream stri
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	written, wargs := owedArm(`SELECT event_id, hlc, origin_replica, origin_seq FROM lsnode_owed o WHERE o.agent = ?`,
-		"o.", "e.id = o.event_id", a, st, scope)
-	// lsnode_events_to_agent_idx holds (to_agent, rowid): the agent's
-	// events past the mark are one range of it.
-	pending, pargs := owedArm(`SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e INDEXED BY lsnode_events_to_agent_idx
-WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e.", "", a, st, scope)
-	query := written + ` UNION ` + pending + ` ORDER BY 2, 3, 4 LIMIT ?`
-	rows, err := s.reads.pool().QueryContext(ctx, query, append(append(wargs, pargs...), clampLimit(limit))...)
+	return s.owedPage(ctx, owedSelect{to: a, stream: st, scope: scope}, limit)
+}
+
+// owedSelect picks owed events: by addressee (to), by asker (from), or
+// both, with an optional stream, an HLC upper bound (before: hlc < it)
+// and a read scope.
+type owedSelect struct {
+	to, from, stream, before string
+	scope                    *ReadScope
+	// For an asker without an addressee: its events past the owed mark
+	// as pendingAsks lists them (a JSON array of rowids), and the rowid
+	// up to which the list is complete.
+	listed string
+	upTo   int64
+}
+
+// owedPage returns the events q picks, oldest first in HLC order, at most
+// limit (clamped as a list's) and the page size bound.
+func (s *Store) owedPage(ctx context.Context, q owedSelect, limit int) ([]Event, error) {
+	ids, err := s.owedPageIDs(ctx, q, limit)
 	if err != nil {
-		return nil, fmt.Errorf("owed page: %w", err)
-	}
-	ids, err := scanOwedIDs(rows)
-	if err != nil {
-		return nil, fmt.Errorf("owed page: %w", err)
+		return nil, err
 	}
 	evs, err := s.eventsByID(ctx, ids)
 	if err != nil {
@@ -55,22 +63,73 @@ WHERE e.to_agent = ? AND e.rowid > `+owedMarkSQL+` AND `+owedTailCondition, "e."
 	return evs[:pageFit(evs, s.cfg.MaxPageBytes)], nil
 }
 
-// owedArm adds Owed's stream and scope filters to one arm of its query.
-// The arm's columns carry prefix; join, when set, relates the arm's row
-// to an event e for the scope's condition.
-func owedArm(query, prefix, join, agent, stream string, scope *ReadScope) (string, []any) {
-	args := []any{agent}
-	if stream != "" {
-		query += ` AND ` + prefix + `stream = ?`
-		args = append(args, stream)
+// owedPageIDs returns the ids of owedPage's events.
+func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]string, error) {
+	if q.to == "" && q.from != "" {
+		q.listed, q.upTo = s.pending.of(q.from)
 	}
-	if scope != nil {
-		cond, cargs := scope.condition("e.")
-		if join != "" {
-			cond = `EXISTS (SELECT 1 FROM events e WHERE ` + join + ` AND ` + cond + `)`
+	query, args := q.sql()
+	rows, err := s.reads.pool().QueryContext(ctx, query+` ORDER BY 2, 3, 4 LIMIT ?`, append(args, clampLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("owed page: %w", err)
+	}
+	ids, err := scanOwedIDs(rows)
+	if err != nil {
+		return nil, fmt.Errorf("owed page: %w", err)
+	}
+	return ids, nil
+}
+
+// sql is the query of the events q picks, in one statement (one
+// snapshot): the rows written to lsnode_owed, and the same condition
+// evaluated on the events past the owed mark (owedlag.go), the arms
+// folded by UNION. It selects (id, hlc, origin_replica, origin_seq).
+func (q owedSelect) sql() (string, []any) {
+	written := `SELECT o.event_id, o.hlc, o.origin_replica, o.origin_seq FROM lsnode_owed o`
+	pending := `SELECT e.id, e.hlc, e.origin_replica, e.origin_seq FROM events e`
+	var wc, pc []string
+	var wargs, pargs []any
+	// What finds the events past the mark: for an addressee one range of
+	// lsnode_events_to_agent_idx, which holds (to_agent, rowid); for an
+	// asker the rowids pendingAsks lists, and the rowids above the list;
+	// otherwise the rowid range itself, a few thousand events at most.
+	type driver struct {
+		cond string
+		args []any
+	}
+	drivers := []driver{{`e.rowid > ` + owedMarkSQL, nil}}
+	switch {
+	case q.to != "":
+		wc, wargs = append(wc, `o.agent = ?`), append(wargs, q.to)
+		pending += ` INDEXED BY lsnode_events_to_agent_idx`
+		pc, pargs = append(pc, `e.to_agent = ?`), append(pargs, q.to)
+	case q.from != "":
+		written += ` INDEXED BY lsnode_owed_from_idx`
+		if q.listed != "" {
+			drivers = []driver{
+				{`e.rowid IN (SELECT value FROM json_each(?)) AND e.rowid > ` + owedMarkSQL, []any{q.listed}},
+				{`e.rowid > max(?, ` + owedMarkSQL + `)`, []any{q.upTo}},
+			}
 		}
-		query += ` AND ` + cond
-		args = append(args, cargs...)
+	}
+	for _, f := range []struct{ col, v, op string }{{"from_agent", q.from, "="}, {"stream", q.stream, "="}, {"hlc", q.before, "<"}} {
+		if f.v != "" {
+			wc, wargs = append(wc, `o.`+f.col+` `+f.op+` ?`), append(wargs, f.v)
+			pc, pargs = append(pc, `e.`+f.col+` `+f.op+` ?`), append(pargs, f.v)
+		}
+	}
+	// The owed condition's subqueries last, after the column tests that
+	// leave few events.
+	pc = append(pc, owedTailCondition)
+	if q.scope != nil {
+		cond, cargs := q.scope.condition("e.")
+		wc, wargs = append(wc, `EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id AND `+cond+`)`), append(wargs, cargs...)
+		pc, pargs = append(pc, cond), append(pargs, cargs...)
+	}
+	query, args := written+whereClause(wc), wargs
+	for _, d := range drivers {
+		query += ` UNION ` + pending + whereClause(append([]string{d.cond}, pc...))
+		args = append(append(args, d.args...), pargs...)
 	}
 	return query, args
 }

@@ -59,6 +59,13 @@ func mayBeOwed(e *Event) bool {
 	return e.ToAgent != "" && e.ToAgent != "*" && e.ToAgent != e.FromAgent
 }
 
+// mayOwe is a stored event that may be owed: its addressee, its asker and
+// its rowid.
+type mayOwe struct {
+	to, from string
+	rowid    int64
+}
+
 // add accounts for the events of a committed transaction.
 func (l *owedLag) add(w *writeTx) {
 	if w.lastRowid == 0 {
@@ -66,8 +73,8 @@ func (l *owedLag) add(w *writeTx) {
 	}
 	l.top = max(l.top, w.lastRowid)
 	l.keyed = l.keyed || w.keyed
-	for _, agent := range w.addressed {
-		l.count(agent)
+	for _, m := range w.mayOwe {
+		l.count(m.to)
 	}
 }
 
@@ -105,6 +112,7 @@ func (s *Store) writeOwed(ctx context.Context) error {
 	}
 	l.mark, l.top, l.keyed, l.total, l.most = l.top, 0, false, 0, 0
 	clear(l.perAgent)
+	s.pending.reset(l.mark)
 	s.metrics.owedLagging.Set(0)
 	return nil
 }
@@ -142,6 +150,7 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 		return fmt.Errorf("read events past the owed mark: %w", err)
 	}
 	defer rows.Close()
+	var past []mayOwe
 	for rows.Next() {
 		var e Event
 		if err := rows.Scan(&e.Seq, &e.ToAgent, &e.FromAgent); err != nil {
@@ -150,12 +159,15 @@ func (s *Store) loadOwedLag(ctx context.Context) error {
 		lag.top = max(lag.top, e.Seq)
 		if mayBeOwed(&e) {
 			lag.count(e.ToAgent)
+			past = append(past, mayOwe{to: e.ToAgent, from: e.FromAgent, rowid: e.Seq})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read events past the owed mark: %w", err)
 	}
 	rows.Close()
+	s.pending.reset(mark)
+	s.pending.add(lag.top, past)
 	lag.keyed = lag.top > 0 // whether one carries a key is not read: assume so
 	s.owed = lag
 	s.metrics.owedLagging.Set(float64(lag.total))

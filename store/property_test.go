@@ -21,7 +21,8 @@ import (
 // idempotent retries while syncing partially with each other; receivers
 // then get every op in shuffled, split, merged and duplicated batches and
 // re-offer what was deferred until nothing is. Every replica's owed sets
-// are also checked against a brute-force reading of DESIGN.md §3.
+// are also checked against a brute-force reading of DESIGN.md §3, and
+// their coordination views (awaiting, claims) are the same everywhere.
 
 var propAgents = []string{"boss", "w1", "w2", "w3"}
 
@@ -152,8 +153,10 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 			t.Errorf("owed by %s = %v; the DESIGN.md §3 model says %v", agent, wantOwed[agent], model[agent])
 		}
 	}
+	wantViews := viewsDump(t, writers[0].s, propAgents)
 	for _, w := range writers[1:] {
 		checkSame(t, w.s, want, wantOwed)
+		checkViews(t, w.s, wantViews)
 	}
 	// The answers above came partly from rows not written yet; once every
 	// store has written them, the rows and the answers agree too.
@@ -202,6 +205,7 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("receiver vv %v; want %v", recv.VersionVector(), full)
 		}
 		checkSame(t, recv, want, wantOwed)
+		checkViews(t, recv, wantViews)
 		if got := writtenDerivedRows(t, recv); got != wantDerived {
 			t.Fatalf("%s: derived rows differ:\n%s", id, firstDiff(got, wantDerived))
 		}
@@ -235,6 +239,14 @@ func checkSame(t *testing.T, s *Store, want string, wantOwed map[string][]string
 		if got := owedIDs(t, s, agent); !slices.Equal(got, wantOwed[agent]) {
 			t.Errorf("%s: owed by %s = %v; want %v", s.ReplicaID(), agent, got, wantOwed[agent])
 		}
+	}
+}
+
+// checkViews asserts that s answers the coordination views as want says.
+func checkViews(t *testing.T, s *Store, want string) {
+	t.Helper()
+	if got := viewsDump(t, s, propAgents); got != want {
+		t.Errorf("%s: the views differ:\n%s", s.ReplicaID(), firstDiff(got, want))
 	}
 }
 

@@ -23,12 +23,14 @@ to_agent, correlation_id, branch, base_commit, status, body, created_at, metadat
 
 func reprID(id string) string { return rules.Repr(id) }
 
-func scanEvent(rows *sql.Rows) (Event, error) {
+// scanEvent scans a row of eventColumns, followed by the columns extra
+// points at.
+func scanEvent(rows *sql.Rows, extra ...any) (Event, error) {
 	var e Event
 	var origin, hlcStamp, topic, to, corr, branch, base, status sql.NullString
 	var originSeq sql.NullInt64
-	err := rows.Scan(&e.Seq, &e.ID, &origin, &originSeq, &hlcStamp, &e.Type, &e.Stream, &e.Room, &topic,
-		&e.FromAgent, &to, &corr, &branch, &base, &status, &e.Body, &e.CreatedAt, (*[]byte)(&e.Metadata))
+	err := rows.Scan(append([]any{&e.Seq, &e.ID, &origin, &originSeq, &hlcStamp, &e.Type, &e.Stream, &e.Room, &topic,
+		&e.FromAgent, &to, &corr, &branch, &base, &status, &e.Body, &e.CreatedAt, (*[]byte)(&e.Metadata)}, extra...)...)
 	if err != nil {
 		return e, fmt.Errorf("scan event: %w", err)
 	}

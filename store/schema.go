@@ -58,9 +58,13 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
 // is a function of the op set alone, so it converges with the ops; it is
 // rebuilt from events when missing (a file last written by the Python hub).
 // lsnode_owed is kept in the order Owed pages it (by agent, then HLC) with
-// no rowid, so an owed row costs two b-tree inserts (the table and the
-// thread index) instead of four, and one when it has no thread (the thread
-// index is partial: closing a thread names one). An index an earlier version kept is
+// no rowid, so an owed row costs three b-tree inserts (the table, the
+// thread index and the asker's index, which Awaiting pages) instead of
+// five, and two when it has no thread (the thread index is partial:
+// closing a thread names one). lsnode_progress holds the replies that
+// claim an ask or say it is ready (progress.go), lsnode_heard each
+// writer's newest stamp (heard.go), and lsnode_search the full-text index
+// (search_index.go). An index an earlier version kept is
 // dropped: lsnode_events_from_agent_idx, which dirtied one page per
 // writing agent in every commit (a third of the 32-agent append rate) to
 // serve only the roster, now a pass over the HLC index (Agents).
@@ -109,9 +113,27 @@ CREATE TABLE IF NOT EXISTS lsnode_owed (
     stream TEXT NOT NULL,
     event_id TEXT NOT NULL,
     correlation_id TEXT,
+    from_agent TEXT NOT NULL,
     PRIMARY KEY (agent, hlc, origin_replica, origin_seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsnode_owed_thread_idx ON lsnode_owed(agent, correlation_id) WHERE correlation_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS lsnode_owed_from_idx ON lsnode_owed(from_agent, hlc, origin_replica, origin_seq);
+CREATE TABLE IF NOT EXISTS lsnode_progress (
+    agent TEXT NOT NULL,
+    correlation_id TEXT NOT NULL,
+    hlc TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ack_of TEXT,
+    origin_replica TEXT NOT NULL,
+    ctx_json TEXT,
+    PRIMARY KEY (agent, correlation_id, hlc, event_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS lsnode_progress_ack_idx ON lsnode_progress(agent, ack_of) WHERE ack_of IS NOT NULL;
+CREATE TABLE IF NOT EXISTS lsnode_heard (
+    agent TEXT PRIMARY KEY,
+    hlc TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lsnode_events_to_agent_idx ON events(to_agent);
 DROP INDEX IF EXISTS lsnode_events_from_agent_idx;
 `
@@ -145,18 +167,31 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 	if err != nil {
 		return err
 	}
+	missing, err := findMissingViews(ctx, tx)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, lsnodeDDL); err != nil {
 		return fmt.Errorf("create lsnode tables: %w", err)
+	}
+	if err := createSearchIndex(ctx, tx); err != nil {
+		return err
 	}
 	if rebuild {
 		if err := rebuildOwed(ctx, tx); err != nil {
 			return err
 		}
 	}
+	if err := missing.rebuild(ctx, tx); err != nil {
+		return err
+	}
 	if err := createSignatureTables(ctx, tx); err != nil {
 		return err
 	}
 	if err := indexNewEvents(ctx, tx); err != nil {
+		return err
+	}
+	if err := catchUpTxViews(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -165,9 +200,9 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 // dropStaleDerived drops derived tables of an older layout; they are
 // functions of the events. An lsnode_owed without correlation_id goes with
 // its companions and their watermarks, all rebuilt by indexNewEvents in
-// the same migration. An lsnode_owed with a rowid (and its page index)
-// goes with its owed mark: rebuildOwed then re-derives its rows from the
-// closures and idempotency keys already held.
+// the same migration. An lsnode_owed with a rowid (and its page index), or
+// without from_agent, goes with its owed mark: rebuildOwed then re-derives
+// its rows from the closures and idempotency keys already held.
 func dropStaleDerived(ctx context.Context, tx *sql.Tx) (rebuildOwed bool, err error) {
 	var tables int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lsnode_owed'`).Scan(&tables); err != nil {
@@ -191,11 +226,15 @@ DELETE FROM lsnode_meta WHERE key IN ('indexed_event_rowid', 'indexed_artifact_r
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'lsnode_owed_page_idx'`).Scan(&rowidLayout); err != nil {
 		return false, fmt.Errorf("inspect lsnode_owed: %w", err)
 	}
-	if rowidLayout == 0 {
+	asker, err := hasColumn(ctx, tx, "lsnode_owed", "from_agent")
+	if err != nil {
+		return false, err
+	}
+	if rowidLayout == 0 && asker {
 		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `DROP TABLE lsnode_owed; DELETE FROM lsnode_meta WHERE key = '`+owedMarkKey+`'`); err != nil {
-		return false, fmt.Errorf("drop lsnode_owed of the rowid layout: %w", err)
+		return false, fmt.Errorf("drop lsnode_owed of an earlier layout: %w", err)
 	}
 	return true, nil
 }

@@ -67,6 +67,11 @@ type Config struct {
 	// limit. A list page cut short resumes, by cursor or event id, after
 	// its last event.
 	MaxPageBytes int
+
+	// noSearchIndex leaves the search index out of every write: the
+	// baseline the search index's write cost is measured against
+	// (bench_search_test.go). Search answers nothing then.
+	noSearchIndex bool
 }
 
 // Store is one replica's copy of the log. It is safe for concurrent use.
@@ -96,6 +101,12 @@ type Store struct {
 	// owed accounts for the events whose owed rows are not written yet;
 	// only the writer goroutine uses it.
 	owed owedLag
+	// pending lists those events by asker, for Awaiting (pendingasks.go).
+	pending pendingAsks
+	// searched is the largest committed rowid: every event up to it has
+	// its per-transaction views (txviews.go). Only the writer goroutine
+	// uses it once Open returns.
+	searched int64
 
 	mu struct {
 		sync.Mutex
@@ -265,6 +276,9 @@ func (s *Store) load(ctx context.Context) error {
 	}
 	if err := s.loadOwedLag(ctx); err != nil {
 		return err
+	}
+	if err := s.readDB.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM events`).Scan(&s.searched); err != nil {
+		return fmt.Errorf("read newest rowid: %w", err)
 	}
 	writers, err := loadWritersSeen(ctx, s.readDB, s.wall.Now().Add(-sharedNameWindow).UnixMilli())
 	if err != nil {

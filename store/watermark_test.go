@@ -14,9 +14,11 @@ func derivedRows(t *testing.T, s *Store) string {
 	t.Helper()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT event_id, agent, stream, hlc, origin_replica, origin_seq, coalesce(correlation_id, '') FROM lsnode_owed ORDER BY event_id`,
+		`SELECT event_id, agent || ' ' || from_agent, stream, hlc, origin_replica, origin_seq, coalesce(correlation_id, '') FROM lsnode_owed ORDER BY event_id`,
 		`SELECT event_id, agent, coalesce(ack_of, ''), coalesce(correlation_id, ''), hlc, coalesce(ctx_json, ''), '' FROM lsnode_closures ORDER BY event_id`,
 		`SELECT kind, from_agent, key, item_id, rank, canonical, '' FROM lsnode_idempotency ORDER BY kind, from_agent, key, item_id`,
+		`SELECT event_id, agent, correlation_id, hlc, status || ' ' || coalesce(ack_of, ''), origin_replica, coalesce(ctx_json, '') FROM lsnode_progress ORDER BY event_id`,
+		`SELECT agent, hlc, '', '', '', '', '' FROM lsnode_heard ORDER BY agent`,
 	} {
 		rows, err := s.readDB.Query(q)
 		if err != nil {

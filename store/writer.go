@@ -123,6 +123,7 @@ func (s *Store) runBatch(first *writeReq) {
 		s.reportQuarantined(w)
 		s.ckpt.committed()
 		s.owed.add(w)
+		s.pending.add(w.lastRowid, w.mayOwe)
 		s.metrics.owedLagging.Set(float64(s.owed.total))
 	}
 	s.metrics.batchSize.Observe(float64(len(batch)))
@@ -199,6 +200,9 @@ func (s *Store) tryBatch(batch []*writeReq, settled []error, savepoints bool) ([
 		lingered = true
 		batch = s.linger(batch)
 	}
+	if err := s.writeTxViews(w); err != nil {
+		return batch, errs, nil, errors.Join(err, rollback(ctx, tx))
+	}
 	saved := s.unindexed+w.stored >= watermarkEvery
 	if saved {
 		if err := saveWatermarks(ctx, tx); err != nil {
@@ -213,6 +217,7 @@ func (s *Store) tryBatch(batch []*writeReq, settled []error, savepoints bool) ([
 	} else {
 		s.unindexed += w.stored
 	}
+	s.searched = max(s.searched, w.lastRowid)
 	return batch, errs, w, nil
 }
 

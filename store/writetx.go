@@ -18,9 +18,9 @@ type writeTx struct {
 	lastRowid int64 // the largest rowid of the events stored; 0 when none
 	keyed     bool  // an event stored carries an idempotency key
 	stored    int   // events and artifacts stored
-	// The addressees of the events stored that may be owed, one per event
-	// (owedlag.go).
-	addressed []string
+	// The events stored that may be owed, one per event (owedlag.go,
+	// pendingasks.go).
+	mayOwe []mayOwe
 	// quarantined are the items quarantined, reported once committed.
 	quarantined []quarantined
 }
@@ -29,9 +29,9 @@ type writeTx struct {
 // a failed request's accounting is forgotten with its statements: the
 // rowids of events a savepoint undid are taken again by later events.
 type requestMark struct {
-	ops, addressed, stored, quarantined int
-	lastRowid                           int64
-	keyed                               bool
+	ops, mayOwe, stored, quarantined int
+	lastRowid                        int64
+	keyed                            bool
 }
 
 // storeArtifact inserts an artifact and indexes it.
@@ -71,7 +71,7 @@ func (w *writeTx) indexStored(e *Event, parts metaParts) error {
 	w.lastRowid = max(w.lastRowid, e.Seq)
 	w.keyed = w.keyed || parts.ext.Idem != ""
 	if mayBeOwed(e) {
-		w.addressed = append(w.addressed, e.ToAgent)
+		w.mayOwe = append(w.mayOwe, mayOwe{to: e.ToAgent, from: e.FromAgent, rowid: e.Seq})
 	}
 	return indexEvent(w.ctx, w.tx, *e, parts)
 }
@@ -113,7 +113,7 @@ func (w *writeTx) rollbackRequest(m requestMark) {
 		}
 	}
 	w.ops = w.ops[:m.ops]
-	w.addressed = w.addressed[:m.addressed]
+	w.mayOwe = w.mayOwe[:m.mayOwe]
 	w.quarantined = w.quarantined[:m.quarantined]
 	w.stored, w.lastRowid, w.keyed = m.stored, m.lastRowid, m.keyed
 }
@@ -123,7 +123,7 @@ func (w *writeTx) rollbackRequest(m requestMark) {
 // the caller's to undo.
 func (w *writeTx) run(req *writeReq) error {
 	w.undo = map[string]int64{}
-	mark := requestMark{ops: len(w.ops), addressed: len(w.addressed), quarantined: len(w.quarantined),
+	mark := requestMark{ops: len(w.ops), mayOwe: len(w.mayOwe), quarantined: len(w.quarantined),
 		stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
 	err := req.fn(w)
 	if err != nil {

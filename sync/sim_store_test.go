@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,16 @@ import (
 )
 
 // simAgents are the agents events are addressed to, so owed sets matter.
+// Every node writes as any of them, so one name claims an ask through
+// several replicas now and then: claim conflicts matter too.
 var simAgents = []string{"ana@1", "bo@2", "cy@3"}
+
+// simWords are added to the bodies, so searches find some events.
+var simWords = []string{"deploy", "rollback", "staging", "release", "hotfix"}
+
+// simReplies are the statuses of the acks the nodes write: answers,
+// claims and progress.
+var simReplies = []string{"applied", "claimed", "claimed", "ready"}
 
 // storeLog is a real store.Store driven by the simulation.
 type storeLog struct {
@@ -27,15 +37,16 @@ type storeLog struct {
 func (s storeLog) appendEvent(body string, artifact bool) (store.Event, error) {
 	ctx := context.Background()
 	from := simAgents[s.rng.IntN(len(simAgents))]
-	if !artifact && s.rng.IntN(4) == 0 {
+	if !artifact && s.rng.IntN(3) == 0 {
 		if owed, err := s.st.Owed(ctx, from, "", 50); err == nil && len(owed) > 0 {
-			w, err := s.st.Ack(ctx, store.AckInput{EventID: owed[s.rng.IntN(len(owed))].ID, FromAgent: from, Status: "applied"})
+			w, err := s.st.Ack(ctx, store.AckInput{EventID: owed[s.rng.IntN(len(owed))].ID, FromAgent: from,
+				Status: simReplies[s.rng.IntN(len(simReplies))]})
 			return w.Event, err
 		}
 	}
 	in := store.AppendInput{
 		Type: "task.request", Stream: "sim", Room: "main", FromAgent: from,
-		ToAgent: simAgents[s.rng.IntN(len(simAgents))], Body: body,
+		ToAgent: simAgents[s.rng.IntN(len(simAgents))], Body: body + " " + simWords[s.rng.IntN(len(simWords))],
 	}
 	if artifact {
 		w, err := s.st.PutArtifact(ctx, store.ArtifactInput{Kind: "note", Content: body, CreatedBy: from})
@@ -96,7 +107,9 @@ func storeLogs(t *testing.T, dir string, seed uint64) logFactory {
 
 // TestSimulation_Stores runs the simulation over real stores (restarts
 // close and reopen them) and checks, on top of the op sets, that every
-// node computes the same owed set for every agent.
+// node derives the same views: the owed set of every agent, and the
+// coordination views (awaiting, claims and their conflicts, wait-for
+// cycles, search results and scores).
 func TestSimulation_Stores(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 42}
 	if *simSeed != 0 {
@@ -115,6 +128,9 @@ func TestSimulation_Stores(t *testing.T) {
 				t.Fatalf("%s: %v", replay, err)
 			}
 			if err := sc.verifyOwed(); err != nil {
+				t.Fatalf("%s: %v", replay, err)
+			}
+			if err := sc.verifyViews(); err != nil {
 				t.Fatalf("%s: %v", replay, err)
 			}
 			t.Logf("%s", sc.summary())
@@ -142,4 +158,85 @@ func (sc *scenario) verifyOwed() error {
 		}
 	}
 	return nil
+}
+
+// verifyViews checks that every node answers the coordination views as
+// the first one does.
+func (sc *scenario) verifyViews() error {
+	var want string
+	for i, name := range sc.names {
+		got, err := viewsOf(sc.logs[name].(storeLog).st)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			want = got
+		} else if got != want {
+			return fmt.Errorf("views on %s differ from %s:\n%s", name, sc.names[0], firstLineDiff(got, want))
+		}
+	}
+	return nil
+}
+
+// viewsOf renders a store's coordination views for simAgents, without
+// ages (measured against each node's clock).
+func viewsOf(st *store.Store) (string, error) {
+	ctx := context.Background()
+	var b strings.Builder
+	line := func(a store.Ask) string {
+		out := a.Event.ID + " " + a.Status()
+		if c := a.Claim; c != nil {
+			out += fmt.Sprintf(" claim=%s/%s/%s conflict=%v %v", c.By, c.From, c.EventID, c.Conflict, c.Replicas)
+		}
+		return out
+	}
+	for _, agent := range simAgents {
+		owed, err := st.OwedAsks(ctx, nil, agent, "", store.MaxViewLimit)
+		if err != nil {
+			return "", err
+		}
+		for _, a := range owed {
+			fmt.Fprintf(&b, "owed %s %s\n", agent, line(a))
+		}
+		awaited, err := st.Awaiting(ctx, store.AwaitingQuery{Agent: agent, Limit: store.MaxViewLimit})
+		if err != nil {
+			return "", err
+		}
+		for _, a := range awaited {
+			fmt.Fprintf(&b, "awaiting %s %s heard=%s\n", agent, line(a.Ask), a.LastHeard)
+		}
+	}
+	conflicts, err := st.ClaimConflicts(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range conflicts {
+		fmt.Fprintf(&b, "conflict %s\n", line(a))
+	}
+	cycles, err := st.Cycles(ctx, store.CycleQuery{})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "cycles %+v truncated=%v\n", cycles.Cycles, cycles.Truncated)
+	for _, q := range []string{"deploy", "rollback OR hotfix", "release NOT staging", "from_agent:ana"} {
+		res, err := st.Search(ctx, store.SearchQuery{Query: q, Filter: store.Filter{Limit: store.MaxViewLimit}})
+		if err != nil {
+			return "", err
+		}
+		for _, h := range res.Hits {
+			fmt.Fprintf(&b, "search %q %s %v\n", q, h.Event.ID, h.Score)
+		}
+	}
+	return b.String(), nil
+}
+
+// firstLineDiff shows the first line where two renderings differ.
+func firstLineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n got %s\nwant %s", i, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines vs %d", len(la), len(lb))
 }
