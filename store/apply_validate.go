@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // maxRemoteMetadataBytes leaves room for lsnode's extension beside the

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // Estate is lsnode's extension of /sync/peers (key "lsnode", which a

@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/node/membership"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // maxKeysBody bounds a POST /lsnode/keys body (one op and one key).

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/node/internal/pyint"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // query is a request's query string read the way the Python hub reads it:

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // pyTimeLayout is the Python hub's UTC second-precision stamp.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/internal/pyrepr"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // requiredEventKeys are apply_remote_event's truthy fields, in its order.

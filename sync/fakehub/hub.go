@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // pyTime is the hub's created_at layout.

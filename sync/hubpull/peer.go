@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // artifactFlushBytes bounds the artifact content one apply holds: a page

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // This file reads peers.json the way the Python hub's load_peers does

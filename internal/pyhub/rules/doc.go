@@ -1,6 +1,6 @@
 // Package rules holds the Python hub's validation rules for coordination
 // log writes and reads, and the exact error texts clients match on (see
-// docs/mempalace-wire.md §1.6, §2.4, §3.5 and §3.6).
+// docs/compatibility.md).
 //
 // Every check takes an any: a raw value as decoded by encoding/json with
 // UseNumber (string, json.Number, bool, nil, []any, map[string]any), or a

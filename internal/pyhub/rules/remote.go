@@ -14,7 +14,8 @@ var (
 
 // CreatedAt checks a remote event's or artifact's created_at: exactly
 // YYYY-MM-DDTHH:MM:SSZ and a real UTC time. The hub itself does not check
-// this on remote apply; lsnode does (wire §7.3).
+// this on remote apply; lsnode does (docs/compatibility.md, validated
+// remote apply).
 func CreatedAt(v any) (string, error) {
 	if s, ok := v.(string); ok && createdAtRE.MatchString(s) && realTime(utcLayout, s) {
 		return s, nil

@@ -3,6 +3,6 @@
 // input match the Python hub's byte for byte, and bool() of a decoded JSON
 // value, where the hub tests a field's truth, and where Python's UTF-8
 // codec cuts an ill-formed byte sequence (its decode errors, and
-// errors="replace"). It is a leaf package shared by hlc, store/rules,
-// node and sync.
+// errors="replace"). It is a leaf package shared by hlc,
+// internal/pyhub/rules, store, node and sync.
 package pyrepr

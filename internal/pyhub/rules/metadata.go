@@ -6,7 +6,7 @@ import (
 	"errors"
 	"reflect"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // Metadata validates event or artifact metadata and returns its canonical

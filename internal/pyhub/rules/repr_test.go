@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 func TestReprValue(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // Repr is Python's repr() of a str (see pyrepr.String).
