@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 )
-
-// pyTimeLayout is the Python hub's UTC second-precision stamp.
-const pyTimeLayout = "2006-01-02T15:04:05Z"
 
 // RosterFunc reports what this node knows of its peers. The surface calls
 // it for every /sync/peers and /sync/version_vector answer, so it must be
@@ -64,8 +62,8 @@ func (p PeerState) payload() pyjson.Object {
 		pyjson.Member{Key: "replica_id", Value: nullable(p.ReplicaID)},
 		pyjson.Member{Key: "reachable", Value: p.Reachable},
 		pyjson.Member{Key: "last_error", Value: nullable(p.LastError)},
-		pyjson.Member{Key: "last_error_at", Value: pyTime(p.LastErrorAt)},
-		pyjson.Member{Key: "last_success_at", Value: pyTime(p.LastSuccessAt)})
+		pyjson.Member{Key: "last_error_at", Value: pytime.UTCOrNull(p.LastErrorAt)},
+		pyjson.Member{Key: "last_success_at", Value: pytime.UTCOrNull(p.LastSuccessAt)})
 	if p.Reachable {
 		obj = append(obj,
 			pyjson.Member{Key: "last_pulled_events", Value: p.LastPulledEvents},
@@ -78,15 +76,6 @@ func (p PeerState) payload() pyjson.Object {
 	return append(obj,
 		pyjson.Member{Key: "remote_version_vector", Value: vv},
 		pyjson.Member{Key: "profile", Value: p.Profile})
-}
-
-// pyTime renders a time as the Python hub's UTC stamp (pyTimeLayout),
-// null for zero.
-func pyTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC().Format(pyTimeLayout)
 }
 
 // nullable maps "" to JSON null.
@@ -110,7 +99,7 @@ func (s *Server) selfProfile(vv map[string]int64) pyjson.Object {
 		{Key: "accelerator", Value: nil},
 		{Key: "drawers", Value: nil},
 		{Key: "hardware", Value: runtime.GOOS + "/" + runtime.GOARCH + " lsnode " + s.cfg.Version},
-		{Key: "advertised_at", Value: s.wall.Now().UTC().Format(pyTimeLayout)},
+		{Key: "advertised_at", Value: pytime.UTC(s.wall.Now())},
 	}
 }
 

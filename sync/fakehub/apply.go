@@ -9,6 +9,7 @@ import (
 
 	"github.com/lsnode/lsnode/hlc"
 	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
@@ -183,7 +184,7 @@ func (h *Hub) ImportPreReplication(events []Legacy) []string {
 	defer h.mu.Unlock()
 	ids := make([]string, len(events))
 	for i, e := range events {
-		at, err := time.Parse(pyTime, e.CreatedAt)
+		at, err := time.Parse(pytime.UTCLayout, e.CreatedAt)
 		if err != nil {
 			at = h.wall.Now()
 		}
@@ -208,7 +209,7 @@ func (h *Hub) backfillLocked() {
 			continue
 		}
 		var ms int64
-		if t, err := time.Parse(pyTime, r.createdAt); err == nil {
+		if t, err := time.Parse(pytime.UTCLayout, r.createdAt); err == nil {
 			ms = t.UnixMilli()
 		}
 		r.origin, r.originSeq = ptr(h.cfg.ReplicaID), ptr(r.rowid)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
@@ -87,7 +88,7 @@ func (h *Hub) profile() pyjson.Object {
 		{Key: "accelerator", Value: nil},
 		{Key: "drawers", Value: nil},
 		{Key: "hardware", Value: "fakehub"},
-		{Key: "advertised_at", Value: h.wall.Now().UTC().Format(pyTime)},
+		{Key: "advertised_at", Value: pytime.UTC(h.wall.Now())},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 )
 
 var (
@@ -32,7 +34,7 @@ func SinceCreatedAt(v any) (string, error) {
 	switch {
 	case isoDateRE.MatchString(s) && realTime(time.DateOnly, s):
 		return s, nil
-	case isoDateTimeRE.MatchString(s) && realTime(utcLayout, s[:19]+"Z"):
+	case isoDateTimeRE.MatchString(s) && realTime(pytime.UTCLayout, s[:19]+"Z"):
 		return s[:19] + "Z", nil
 	}
 	return "", invalidf("since_created_at=%s is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", Repr(s))

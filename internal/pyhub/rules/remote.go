@@ -1,9 +1,10 @@
 package rules
 
-import "regexp"
+import (
+	"regexp"
 
-// utcLayout is the hub's created_at format, e.g. 2026-07-02T21:14:09Z.
-const utcLayout = "2006-01-02T15:04:05Z"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
+)
 
 var (
 	// createdAtRE is the exact created_at shape.
@@ -17,7 +18,7 @@ var (
 // this on remote apply; lsnode does (docs/compatibility.md, validated
 // remote apply).
 func CreatedAt(v any) (string, error) {
-	if s, ok := v.(string); ok && createdAtRE.MatchString(s) && realTime(utcLayout, s) {
+	if s, ok := v.(string); ok && createdAtRE.MatchString(s) && realTime(pytime.UTCLayout, s) {
 		return s, nil
 	}
 	return "", invalidf("created_at=%s is not a valid UTC timestamp (expected YYYY-MM-DDTHH:MM:SSZ)", ReprValue(v))
