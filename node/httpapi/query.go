@@ -1,13 +1,12 @@
 package httpapi
 
 import (
-	"math"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
-	"github.com/lsnode/lsnode/node/internal/pyint"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -112,51 +111,16 @@ func (q query) streamFilter() (store.Filter, error) {
 	return f, nil
 }
 
-// intParam reads an integer parameter as Python's int() does, with def
-// when absent. Values beyond int64 saturate (Python ints do not overflow;
-// every caller bounds the value anyway).
+// intParam reads an integer parameter as Python's int() does
+// (pynum.Int64), with def when absent.
 func (q query) intParam(key string, def int64) (int64, error) {
 	v, ok := q[key]
 	if !ok {
 		return def, nil
 	}
-	return pyInt(v)
-}
-
-// pyInt parses s as Python's int(s): surrounding whitespace, an optional
-// sign, decimal digits (of any script, pyint.Text) with single underscores
-// between them. The error text is Python's ValueError text.
-func pyInt(s string) (int64, error) {
-	t := pyint.Text(s)
-	neg := false
-	if t != "" && (t[0] == '+' || t[0] == '-') {
-		neg = t[0] == '-'
-		t = t[1:]
-	}
-	var n int64
-	prevDigit := false
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c >= '0' && c <= '9':
-			d := int64(c - '0')
-			if n > (math.MaxInt64-d)/10 {
-				n = math.MaxInt64
-			} else {
-				n = n*10 + d
-			}
-			prevDigit = true
-		case c == '_' && prevDigit && i+1 < len(t):
-			prevDigit = false
-		default:
-			return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
-		}
-	}
-	if !prevDigit {
-		return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
-	}
-	if neg {
-		n = -n
+	n, err := pynum.Int64(v)
+	if err != nil {
+		return 0, invalid(err.Error())
 	}
 	return n, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/lsnode/lsnode/node/internal/pyint"
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // transportOnlyArg is an internal transport argument of the Python hub that
@@ -189,33 +189,11 @@ func pyIntArg(v any) (any, bool) {
 		n, _ := big.NewFloat(math.Trunc(f)).Int(nil)
 		return json.Number(n.String()), true
 	case string:
-		return pyParseInt(x)
+		n, ok := pynum.BigInt(x)
+		if !ok {
+			return nil, false
+		}
+		return json.Number(n.String()), true
 	}
 	return nil, false
-}
-
-// pyParseInt parses a string as Python's int(str) does for decimal text:
-// surrounding whitespace, an optional sign, decimal digits of any script
-// (pyint.Text) with single underscores between them.
-func pyParseInt(s string) (any, bool) {
-	s = pyint.Text(s)
-	sign := ""
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		if s[0] == '-' {
-			sign = "-"
-		}
-		s = s[1:]
-	}
-	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return nil, false
-	}
-	digits := strings.ReplaceAll(s, "_", "")
-	if strings.Trim(digits, "0123456789") != "" {
-		return nil, false
-	}
-	n, ok := new(big.Int).SetString(sign+digits, 10)
-	if !ok {
-		return nil, false
-	}
-	return json.Number(n.String()), true
 }

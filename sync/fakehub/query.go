@@ -1,11 +1,10 @@
 package fakehub
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // parseQSL is dict(urllib.parse.parse_qsl(query)): pairs split on "&",
@@ -56,46 +55,12 @@ func unhex(c byte) byte {
 	return c - '0'
 }
 
-// intParam is int(params.get(key, def)): Python's int() of the text,
-// failing with Python's ValueError text.
+// intParam is int(params.get(key, def)): Python's int() of the text
+// (pynum.Int64), failing with Python's ValueError text.
 func intParam(q map[string]string, key string, def int64) (int64, error) {
 	v, ok := q[key]
 	if !ok {
 		return def, nil
 	}
-	return pyInt(v)
-}
-
-// pyInt parses like Python's int(s) for ASCII text: surrounding
-// whitespace, an optional sign, decimal digits with single underscores
-// between them. Values beyond int64 saturate.
-func pyInt(s string) (int64, error) {
-	fail := fmt.Errorf("invalid literal for int() with base 10: %s", rules.Repr(s))
-	t := strings.TrimSpace(s)
-	neg := false
-	if t != "" && (t[0] == '+' || t[0] == '-') {
-		neg, t = t[0] == '-', t[1:]
-	}
-	if t == "" || t[0] == '_' || t[len(t)-1] == '_' || strings.Contains(t, "__") {
-		return 0, fail
-	}
-	var n int64
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c == '_':
-		case c >= '0' && c <= '9':
-			if n > (1<<63-1-int64(c-'0'))/10 {
-				n = 1<<63 - 1
-			} else {
-				n = n*10 + int64(c-'0')
-			}
-		default:
-			return 0, fail
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
+	return pynum.Int64(v)
 }
