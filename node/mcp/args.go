@@ -46,21 +46,21 @@ func parseArgs(raw json.RawMessage) (*callArgs, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return &callArgs{}, nil
 	}
-	members, err := objectMembers(raw)
+	members, err := jsonText.Members(raw)
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not an object")
 	}
 	a := &callArgs{args: make([]callArg, 0, len(members))}
 	for _, m := range members {
-		v, err := jsonValue(m.value)
+		v, err := jsonText.Value(m.Value)
 		if err != nil {
-			return nil, fmt.Errorf("decode argument %q: %w", m.key, err)
+			return nil, fmt.Errorf("decode argument %q: %w", m.Key, err)
 		}
-		if arg := a.find(m.key); arg != nil {
-			arg.raw, arg.val = m.value, v
+		if arg := a.find(m.Key); arg != nil {
+			arg.raw, arg.val = m.Value, v
 			continue
 		}
-		a.args = append(a.args, callArg{key: m.key, raw: m.value, val: v})
+		a.args = append(a.args, callArg{key: m.Key, raw: m.Value, val: v})
 		if a.index != nil || len(a.args) > indexAbove {
 			a.indexLast()
 		}

@@ -22,10 +22,18 @@ func parse(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.skipSpace(); p.pos != len(p.data) {
-		return nil, p.fail("data after the top-level value")
+	if err := p.end(); err != nil {
+		return nil, err
 	}
 	return v, nil
+}
+
+// end checks that only space follows the top-level value.
+func (p *parser) end() error {
+	if p.skipSpace(); p.pos != len(p.data) {
+		return p.fail("data after the top-level value")
+	}
+	return nil
 }
 
 // parser is a cursor over one JSON text.
@@ -87,6 +95,67 @@ func (p *parser) literal(text string) bool {
 	}
 	p.pos = end
 	return true
+}
+
+// skip moves past one value, checking it as encoding/json's validator
+// does, without building it; depth counts the containers around it,
+// which may be at most limit deep.
+func (p *parser) skip(depth, limit int) error {
+	p.skipSpace()
+	if p.pos == len(p.data) {
+		return p.fail("unexpected end of JSON input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{' || c == '[':
+		if depth >= limit {
+			return fmt.Errorf("%w: nesting deeper than %d at offset %d", ErrSyntax, limit, p.pos)
+		}
+		p.pos++
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		if p.skipSpace(); p.pos < len(p.data) && p.data[p.pos] == closing {
+			p.pos++
+			return nil
+		}
+		for {
+			if c == '{' {
+				if err := p.skipKey(); err != nil {
+					return err
+				}
+			}
+			if err := p.skip(depth+1, limit); err != nil {
+				return err
+			}
+			if done, err := p.next(closing); err != nil || done {
+				return err
+			}
+		}
+	case c == '"':
+		_, _, err := p.skipString()
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.skipNumber()
+	case p.literal("true"), p.literal("false"), p.literal("null"):
+		return nil
+	}
+	return p.fail("invalid character")
+}
+
+// skipKey moves past an object member's key and its ':'.
+func (p *parser) skipKey() error {
+	if p.skipSpace(); p.pos == len(p.data) || p.data[p.pos] != '"' {
+		return p.fail("object key is not a string")
+	}
+	if _, _, err := p.skipString(); err != nil {
+		return err
+	}
+	if p.skipSpace(); p.pos == len(p.data) || p.data[p.pos] != ':' {
+		return p.fail("missing ':' after object key")
+	}
+	p.pos++
+	return nil
 }
 
 func (p *parser) array(depth int) (any, error) {
@@ -201,26 +270,66 @@ func (p *parser) str() (string, error) {
 // control character, valid UTF-8, so that it decodes to its own bytes.
 func (p *parser) strSpan() (text []byte, plain bool, err error) {
 	start := p.pos
-	plain = true
-	ascii := true // utf8.Valid is needed only past ASCII
-	for i := start + 1; i < len(p.data); i++ {
+	escaped, ascii, err := p.skipString()
+	if err != nil {
+		return nil, false, err
+	}
+	text = p.data[start:p.pos]
+	return text, !escaped && (ascii || utf8.Valid(text)), nil // utf8.Valid is needed only past ASCII
+}
+
+// skipString moves past the string starting at its opening quote,
+// checking its grammar: no control character, and escapes of the JSON
+// set (\" \\ \/ \b \f \n \r \t and \u with four hex digits). It
+// reports whether the string holds an escape and whether it is all ASCII;
+// invalid UTF-8 is let through, as encoding/json lets it through.
+func (p *parser) skipString() (escaped, ascii bool, err error) {
+	ascii = true
+	for i := p.pos + 1; i < len(p.data); i++ {
 		switch c := p.data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			text = p.data[start:p.pos]
-			return text, plain && (ascii || utf8.Valid(text)), nil
+			return escaped, ascii, nil
 		case c >= utf8.RuneSelf:
 			ascii = false
 		case c == '\\':
-			plain = false
-			i++ // the escaped byte cannot end the string
+			escaped = true
+			if n := escapeLen(p.data[i+1:]); n > 0 {
+				i += n
+				continue
+			}
+			p.pos = i
+			return false, false, p.fail("invalid escape in string")
 		case c < 0x20:
 			p.pos = i
-			return nil, false, p.fail("control character in string")
+			return false, false, p.fail("control character in string")
 		}
 	}
 	p.pos = len(p.data)
-	return nil, false, p.fail("unterminated string")
+	return false, false, p.fail("unterminated string")
+}
+
+// escapeLen is the length of the escape after a backslash at the start of
+// rest, 0 when it is not one JSON allows (or rest ends first).
+func escapeLen(rest []byte) int {
+	if len(rest) == 0 {
+		return 0
+	}
+	switch rest[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1
+	case 'u':
+		if len(rest) < 5 {
+			return 0
+		}
+		for _, h := range rest[1:5] {
+			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+				return 0
+			}
+		}
+		return 5
+	}
+	return 0
 }
 
 // decodeStr decodes a string's text: a plain one is taken as it stands,
