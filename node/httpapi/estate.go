@@ -98,3 +98,11 @@ func stampOrNull(t time.Time) any {
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
+
+// nullable maps "" to JSON null.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/auth"
 )
 
@@ -182,7 +183,7 @@ func (s *Server) recovered(sw *statusWriter, r *http.Request, p any) {
 	if sw.wrote {
 		panic(http.ErrAbortHandler)
 	}
-	writeJSON(sw, http.StatusInternalServerError, errorJSON("internal error"))
+	writeJSON(sw, http.StatusInternalServerError, syncwire.ErrorAnswer("internal error"))
 }
 
 // NewHTTPServer wraps h (a Server's Handler) in a server with the
