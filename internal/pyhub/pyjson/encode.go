@@ -65,7 +65,7 @@ func (e *encoder) number(n json.Number) error {
 	var err error
 	if e.es6 {
 		var f float64
-		if !numberRE.MatchString(string(n)) {
+		if ok, _ := isNumber(string(n)); !ok {
 			return fmt.Errorf("%w: number %q", ErrSyntax, string(n))
 		}
 		if f, err = parseFloat(string(n)); err == nil {

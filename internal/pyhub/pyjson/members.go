@@ -122,7 +122,7 @@ func (r Reader) Value(raw []byte) (any, error) {
 				return r.text(text, true)
 			}
 		case c == '-' || (c >= '0' && c <= '9'):
-			if p.skipNumber() == nil && p.pos == len(raw) {
+			if _, err := p.skipNumber(); err == nil && p.pos == len(raw) {
 				return json.Number(raw), nil
 			}
 		case string(raw) == "true":

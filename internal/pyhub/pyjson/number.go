@@ -5,24 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
-// numberRE is the JSON number grammar (RFC 8259 §6).
-var numberRE = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// isNumber reports whether s is one JSON number (RFC 8259 §6) and
+// whether Python reads it as a float rather than an int.
+func isNumber(s string) (ok, float bool) {
+	n, float := pynum.NumberLen(s)
+	return n > 0 && n == len(s), float
+}
 
 // appendNumber writes a json.Number the way Python re-encodes what
 // json.loads made of it: an integer literal stays exact, anything with a
 // fraction or exponent becomes a float.
 func appendNumber(dst []byte, n json.Number) ([]byte, error) {
 	s := string(n)
-	m := numberRE.FindStringSubmatch(s)
-	if m == nil {
+	ok, float := isNumber(s)
+	if !ok {
 		return nil, fmt.Errorf("%w: number %q", ErrSyntax, s)
 	}
-	if m[1] == "" && m[2] == "" {
+	if !float {
 		if s == "-0" { // Python's int("-0") is 0
 			s = "0"
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // maxDepth bounds nesting on parse and encode, near Python's default
@@ -136,7 +138,8 @@ func (p *parser) skip(depth, limit int) error {
 		_, _, err := p.skipString()
 		return err
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.skipNumber()
+		_, err := p.skipNumber()
+		return err
 	case p.literal("true"), p.literal("false"), p.literal("null"):
 		return nil
 	}
@@ -346,50 +349,23 @@ func decodeStr(text []byte, plain bool) (string, error) {
 	return s, nil
 }
 
-// number reads a number literal by the JSON grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number reads a number literal (skipNumber).
 func (p *parser) number() (any, error) {
 	start := p.pos
-	if err := p.skipNumber(); err != nil {
+	if _, err := p.skipNumber(); err != nil {
 		return nil, err
 	}
 	return json.Number(p.data[start:p.pos]), nil
 }
 
-// skipNumber moves past the number at pos, checking its grammar.
-func (p *parser) skipNumber() error {
-	if p.data[p.pos] == '-' {
-		p.pos++
+// skipNumber moves past the number at pos, read by the JSON grammar as
+// Python reads it (pynum.NumberLen), and reports whether Python makes a
+// float of it.
+func (p *parser) skipNumber() (float bool, err error) {
+	n, float := pynum.NumberLen(p.data[p.pos:])
+	if n == 0 {
+		return false, p.fail("invalid number")
 	}
-	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
-	case p.digits() == 0:
-		return p.fail("invalid number")
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if p.digits() == 0 {
-			return p.fail("invalid number")
-		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if p.digits() == 0 {
-			return p.fail("invalid number")
-		}
-	}
-	return nil
-}
-
-// digits consumes a run of decimal digits and returns its length.
-func (p *parser) digits() int {
-	start := p.pos
-	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-		p.pos++
-	}
-	return p.pos - start
+	p.pos += n
+	return float, nil
 }

@@ -212,17 +212,16 @@ func (e *encoder) transcodeString(p *parser) error {
 // rules.
 func (e *encoder) transcodeNumber(p *parser) error {
 	start := p.pos
-	if err := p.skipNumber(); err != nil {
+	float, err := p.skipNumber()
+	if err != nil {
 		return errTranscode
 	}
 	text := p.data[start:p.pos]
-	for _, c := range text {
-		if c == '.' || c == 'e' || c == 'E' {
-			if err := e.number(json.Number(text)); err != nil {
-				return errTranscode
-			}
-			return nil
+	if float {
+		if err := e.number(json.Number(text)); err != nil {
+			return errTranscode
 		}
+		return nil
 	}
 	if string(text) == "-0" {
 		text = text[1:]
