@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // oldestProtocolVersion is what the hub assumes when initialize names no
@@ -130,26 +130,7 @@ func unknownMethod(method any) string {
 	if s, ok := method.(string); ok {
 		return "Unknown method: " + s
 	}
-	return "Unknown method: expected a string, got " + pyTypeName(method)
-}
-
-func pyTypeName(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "float"
-		}
-		return "int"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
+	return "Unknown method: expected a string, got " + pyrepr.TypeName(method)
 }
 
 // withMember is the JSON object body with key set to value, or without

@@ -9,7 +9,7 @@
 //
 //   - Puller (puller.go) runs rounds: one at Start, then one every
 //     Config.Interval. A round re-reads peers.json (peersfile.go, read
-//     with the Python hub's JSON rules and error texts: peersfile_json.go)
+//     with the Python hub's JSON rules and error texts: pyjson.Loads)
 //     and pulls every peer, at most Config.Parallel at once.
 //   - A peer's round (peer.go) reads its version vector, then pages of
 //     ops per origin after this node's top, fetching the artifacts they

@@ -1,37 +1,44 @@
-package hubpull
+package pyjson
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
-// This file reads peers.json the way the Python hub's load_peers does
-// (Path.read_text(encoding="utf-8") then json.loads), so that a malformed
+// Loads reads a file the hub reads (peers.json) as the hub does,
+// Path.read_text(encoding="utf-8") then json.loads, so that a malformed
 // file is reported with the text Python would print: the UTF-8 decoder's
 // message for undecodable bytes, and the JSON scanner's message and
 // position ("Expecting value: line 1 column 1 (char 0)") for bad JSON.
 // Positions count code points after universal-newline translation, as
-// Python's do.
-
-// pyFloat is a JSON number with a fraction or exponent (or NaN/Infinity),
-// kept apart from integers because Python names its type in error texts.
-type pyFloat string
-
-// pyInteger is a JSON integer literal.
-type pyInteger string
+// Python's do. Values are nil, bool, string, json.Number (NaN, Infinity
+// and -Infinity included; pynum.NumberLen tells an int from a float),
+// []any and map[string]any (a repeated key keeps its last value). An
+// error's text is str() of Python's exception. It is a scanner apart
+// from the parser's: what it owes Python is its error texts and
+// positions, which the parser, matching encoding/json, does not keep.
+func Loads(raw []byte) (any, error) {
+	text, err := pyReadText(raw)
+	if err != nil {
+		return nil, err
+	}
+	return pyJSONLoads(text)
+}
 
 // pyDecodeError is a Python exception text (str(exc)).
 type pyDecodeError struct{ msg string }
 
 func (e *pyDecodeError) Error() string { return e.msg }
 
-// maxPeersFileDepth bounds nesting; CPython raises RecursionError near
-// 1000 levels (lsnode reports it as a malformed file instead).
-const maxPeersFileDepth = 512
+// maxLoadsDepth bounds nesting; CPython raises RecursionError near 1000
+// levels (reported here as its text, without the stack).
+const maxLoadsDepth = 512
 
 // pyReadText decodes raw as Python's read_text(encoding="utf-8") does:
 // strict UTF-8, then "\r\n" and "\r" become "\n".
@@ -65,9 +72,8 @@ func decodeRangeText(raw []byte, start, end int, reason string) string {
 	return fmt.Sprintf("'utf-8' codec can't decode bytes in position %d-%d: %s", start, end-1, reason)
 }
 
-// pyJSONLoads parses s as json.loads does and returns the value: nil,
-// bool, string, pyInteger, pyFloat, []any or map[string]any (a repeated
-// key keeps its last value). Errors carry Python's JSONDecodeError text.
+// pyJSONLoads parses s as json.loads does (Loads); errors carry Python's
+// JSONDecodeError text.
 func pyJSONLoads(s []rune) (any, error) {
 	if len(s) > 0 && s[0] == '\ufeff' {
 		return nil, jsonErr(s, "Unexpected UTF-8 BOM (decode using utf-8-sig)", 0)
@@ -120,7 +126,7 @@ func (p *pyScanner) hasPrefix(i int, lit string) bool {
 
 // value is the scanner's scan_once: one JSON term at i.
 func (p *pyScanner) value(i, depth int) (any, int, error) {
-	if depth > maxPeersFileDepth {
+	if depth > maxLoadsDepth {
 		return nil, 0, &pyDecodeError{"maximum recursion depth exceeded while decoding a JSON object from a unicode string"}
 	}
 	switch c := p.at(i); {
@@ -137,11 +143,11 @@ func (p *pyScanner) value(i, depth int) (any, int, error) {
 	case c == 'f' && p.hasPrefix(i, "false"):
 		return false, i + 5, nil
 	case c == 'N' && p.hasPrefix(i, "NaN"):
-		return pyFloat("NaN"), i + 3, nil
+		return json.Number("NaN"), i + 3, nil
 	case c == 'I' && p.hasPrefix(i, "Infinity"):
-		return pyFloat("Infinity"), i + 8, nil
+		return json.Number("Infinity"), i + 8, nil
 	case c == '-' && p.hasPrefix(i, "-Infinity"):
-		return pyFloat("-Infinity"), i + 9, nil
+		return json.Number("-Infinity"), i + 9, nil
 	}
 	if v, end, ok := p.number(i); ok {
 		return v, end, nil
@@ -149,44 +155,18 @@ func (p *pyScanner) value(i, depth int) (any, int, error) {
 	return nil, 0, jsonErr(p.s, "Expecting value", i)
 }
 
-// number matches -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? at i.
-func (p *pyScanner) number(i int) (any, int, bool) {
-	digits := func(j int) int {
-		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
-			j++
-		}
-		return j
-	}
+// number reads the number at i (pynum.NumberLen); ok is false when
+// there is none.
+func (p *pyScanner) number(i int) (v any, end int, ok bool) {
 	j := i
-	if p.at(j) == '-' {
+	for j < len(p.s) && strings.ContainsRune("+-.0123456789eE", p.s[j]) {
 		j++
 	}
-	switch c := p.at(j); {
-	case c == '0':
-		j++
-	case c >= '1' && c <= '9':
-		j = digits(j)
-	default:
+	n, _ := pynum.NumberLen(string(p.s[i:j])) // ASCII: bytes are code points
+	if n == 0 {
 		return nil, 0, false
 	}
-	float := false
-	if p.at(j) == '.' && digits(j+1) > j+1 {
-		j, float = digits(j+1), true
-	}
-	if c := p.at(j); c == 'e' || c == 'E' {
-		k := j + 1
-		if c := p.at(k); c == '+' || c == '-' {
-			k++
-		}
-		if digits(k) > k {
-			j, float = digits(k), true
-		}
-	}
-	lit := string(p.s[i:j])
-	if float {
-		return pyFloat(lit), j, true
-	}
-	return pyInteger(lit), j, true
+	return json.Number(string(p.s[i : i+n])), i + n, true
 }
 
 // object parses after '{' at i.
