@@ -1,5 +1,10 @@
-// Package pyjson writes JSON byte-for-byte as the Python hub does, and
-// canonicalises JSON per RFC 8785 (JCS).
+// Package pyjson writes JSON byte-for-byte as the Python hub does,
+// canonicalises JSON per RFC 8785 (JCS), and holds the one JSON scanner:
+// the parser the encoders read json.RawMessage values with, which also
+// splits a JSON-RPC body into its members for the MCP request path
+// (Reader: what json.Valid accepts, values as encoding/json decodes
+// them, in one pass). Loads reads a file the hub reads as json.loads
+// does, with CPython's error texts and positions.
 //
 // Four encoders share one value model:
 //
