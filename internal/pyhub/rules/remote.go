@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"regexp"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pytime"
@@ -31,4 +32,34 @@ func ReplicaID(v any) (string, error) {
 		return s, nil
 	}
 	return "", invalidf("replica_id=%s is not a valid replica id", ReprValue(v))
+}
+
+// RemoteEventFields are the fields apply_remote_event requires to be
+// truthy, in the order it checks them (origin_seq 0 counts as missing).
+var RemoteEventFields = []string{"id", "type", "stream", "room", "from_agent", "created_at", "origin_replica", "origin_seq", "hlc"}
+
+// RemoteArtifactFields are the fields apply_remote_artifact requires to
+// be truthy, in its order.
+var RemoteArtifactFields = []string{"id", "kind", "sha256", "content", "created_by", "created_at"}
+
+// MissingRemoteField is the hub's refusal of a remote record (what is
+// "event" or "artifact") that lacks field.
+func MissingRemoteField(what, field string) error {
+	return fmt.Errorf("remote %s is missing required field %s", what, Repr(field))
+}
+
+// ArtifactHashMismatch is the hub's refusal of a remote artifact whose
+// content does not hash to its claimed sha256; the text shows the first
+// 16 hex digits of each.
+func ArtifactHashMismatch(id, claimed, computed string) error {
+	return fmt.Errorf("remote artifact %s failed hash verification (claimed %s..., computed %s...)",
+		Repr(id), prefix(claimed, 16), prefix(computed, 16))
+}
+
+// prefix is s cut to at most n bytes.
+func prefix(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

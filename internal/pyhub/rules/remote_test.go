@@ -70,3 +70,19 @@ func TestReplicaID(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteApplyTexts: the hub's apply_remote_* refusals.
+func TestRemoteApplyTexts(t *testing.T) {
+	for err, want := range map[error]string{
+		MissingRemoteField("event", "origin_seq"): "remote event is missing required field 'origin_seq'",
+		MissingRemoteField("artifact", "sha256"):  "remote artifact is missing required field 'sha256'",
+		ArtifactHashMismatch("art_1", "00112233445566778899aabbccddeeff", "ffeeddccbbaa99887766554433221100"): "remote artifact 'art_1' " +
+			"failed hash verification (claimed 0011223344556677..., computed ffeeddccbbaa9988...)",
+		ArtifactHashMismatch("art_'", "abc", "ffeeddccbbaa99887766554433221100"): `remote artifact "art_'" ` +
+			"failed hash verification (claimed abc..., computed ffeeddccbbaa9988...)",
+	} {
+		if err.Error() != want {
+			t.Errorf("%q, want %q", err, want)
+		}
+	}
+}
