@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // DefaultMaxOffset is the skew bound used when NewClock is given none: a

@@ -3,7 +3,7 @@ package hlc
 import (
 	"errors"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // Sentinel errors. Callers test them with errors.Is.

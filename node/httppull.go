@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/auth"
-	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/sync/hubpull"
 )
 
@@ -45,14 +45,14 @@ func (n *Node) startHTTPPull(ctx context.Context) error {
 
 // httpPeerStates renders the HTTP peers' estate in the Python shape, and
 // the profiles they relayed.
-func httpPeerStates(p *hubpull.Puller) ([]httpapi.PeerState, map[string]any) {
+func httpPeerStates(p *hubpull.Puller) ([]syncwire.EstatePeer, map[string]any) {
 	if p == nil {
 		return nil, nil
 	}
-	var peers []httpapi.PeerState
+	var peers []syncwire.EstatePeer
 	profiles := map[string]any{}
 	for _, s := range p.Status() {
-		ps := httpapi.PeerState{
+		ps := syncwire.EstatePeer{
 			Name: s.Name, URL: s.URL, Synced: s.Synced, ReplicaID: s.ReplicaID, Reachable: s.Reachable,
 			LastError: s.LastError, LastErrorAt: s.LastErrorAt, LastSuccessAt: s.LastSuccessAt,
 			LastPulledEvents: s.LastPulledEvents, LastPulledArtifacts: s.LastPulledArtifacts,

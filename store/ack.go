@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // AckEventType is the type of the event Ack appends.

@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // maxRemoteMetadataBytes leaves room for lsnode's extension beside the
@@ -33,11 +33,11 @@ func checkRemoteEvent(e Event) (Event, metaParts, error) {
 	}
 	for _, r := range required {
 		if r.v == "" {
-			return e, parts, fmt.Errorf("remote event is missing required field %s", rules.Repr(r.name))
+			return e, parts, rules.MissingRemoteField("event", r.name)
 		}
 	}
 	if e.OriginSeq <= 0 {
-		return e, parts, fmt.Errorf("remote event is missing required field 'origin_seq'")
+		return e, parts, rules.MissingRemoteField("event", "origin_seq")
 	}
 	if _, err := rules.ReplicaID(e.OriginReplica); err != nil {
 		return e, parts, err
@@ -94,13 +94,12 @@ func validateRemoteArtifact(a Artifact) (Artifact, error) {
 		{a.CreatedBy, "created_by"}, {a.CreatedAt, "created_at"},
 	} {
 		if r.v == "" {
-			return a, fmt.Errorf("remote artifact is missing required field %s", rules.Repr(r.name))
+			return a, rules.MissingRemoteField("artifact", r.name)
 		}
 	}
 	sum := sha256.Sum256([]byte(a.Content))
 	if got := hex.EncodeToString(sum[:]); got != a.SHA256 {
-		return a, fmt.Errorf("remote artifact %s failed hash verification (claimed %s..., computed %s...)",
-			rules.Repr(a.ID), head(a.SHA256, 16), got[:16])
+		return a, rules.ArtifactHashMismatch(a.ID, a.SHA256, got)
 	}
 	clean, _, _, err := validateArtifact(ArtifactInput{Kind: a.Kind, Content: a.Content, CreatedBy: a.CreatedBy})
 	if err != nil {
@@ -121,13 +120,6 @@ func validateRemoteArtifact(a Artifact) (Artifact, error) {
 	clean.ID, clean.SHA256, clean.CreatedAt, clean.OriginReplica, clean.Metadata = a.ID, a.SHA256, a.CreatedAt, a.OriginReplica, meta
 	clean.SizeBytes = int64(len(clean.Content))
 	return clean, nil
-}
-
-func head(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // sameEvent compares two events in canonical form: everything but the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // AwaitingQuery selects the asks an agent is waiting on.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // ExtensionKey is the metadata key under which lsnode carries what it adds

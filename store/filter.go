@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // previewChars is how many code points of a body a preview keeps.

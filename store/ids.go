@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
-)
 
-// createdAtLayout is the Python hub's created_at format (UTC, seconds).
-const createdAtLayout = "2006-01-02T15:04:05Z"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
+)
 
 // idCounterBits of an id's 48-bit suffix count up within a second; the
 // rest are random.
@@ -43,7 +42,7 @@ type idMinter struct {
 
 // newID mints an event ("evt") or artifact ("art") id stamped now.
 func newID(prefix string, now time.Time) string {
-	return prefix + "_" + now.UTC().Format("20060102T150405") + "_" + localIDs.suffix(now.Unix())
+	return prefix + "_" + now.UTC().Format(pytime.IDLayout) + "_" + localIDs.suffix(now.Unix())
 }
 
 func (m *idMinter) suffix(second int64) string {
@@ -66,4 +65,4 @@ func randomBits(n int) uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> (64 - n)
 }
 
-func createdAt(now time.Time) string { return now.UTC().Format(createdAtLayout) }
+func createdAt(now time.Time) string { return pytime.UTC(now) }

@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // maxOpsPage caps one OpsAfter page whatever the caller asks.

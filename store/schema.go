@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 )
 
 // pythonDDL is the Python hub's schema, statement for statement, so that a
@@ -309,7 +310,7 @@ func backfillLegacyEvents(ctx context.Context, tx *sql.Tx, replica string) error
 	}
 	for _, l := range todo {
 		var ms int64
-		if t, err := time.Parse(createdAtLayout, l.createdAt); err == nil {
+		if t, err := time.Parse(pytime.UTCLayout, l.createdAt); err == nil {
 			ms = t.UnixMilli()
 		}
 		stamp := hlc.Timestamp{WallMS: ms, Counter: uint32(min(l.rowid, hlc.MaxCounter)), Replica: replica}

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // Limits of the coordination views' arguments (awaiting, claims, cycles,

@@ -7,9 +7,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // onPull serves a peer's pull: the ops after each range's position, in

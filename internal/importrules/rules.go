@@ -79,4 +79,10 @@ var Rules = []Rule{
 		Forbid:   []string{module + "/sync/...", module + "/node/...", module + "/proto/..."},
 		Reach:    Through,
 	},
+	{
+		Name:     "internal/pyhub, the home of Python-hub compatibility, is a leaf: it imports no store, node, sync or proto",
+		Packages: []string{module + "/internal/pyhub/..."},
+		Forbid:   []string{module + "/store/...", module + "/node/...", module + "/sync/...", module + "/proto/..."},
+		Reach:    Through,
+	},
 }

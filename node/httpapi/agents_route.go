@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // defaultAgentsWindow is how close in time two writes of one agent name

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/auth"
 )
 
@@ -80,5 +81,5 @@ func (c *ClientSlots) Refusal() (text, retryAfter string) {
 func (c *ClientSlots) refuse(w http.ResponseWriter) {
 	text, retryAfter := c.Refusal()
 	w.Header().Set("Retry-After", retryAfter)
-	writeJSON(w, http.StatusTooManyRequests, errorJSON(text))
+	writeJSON(w, http.StatusTooManyRequests, syncwire.ErrorAnswer(text))
 }

@@ -13,8 +13,9 @@
 // (RosterFunc, Replication, Integrity, Keyring), and it imports neither
 // node nor sync.
 //
-// The surface answers as the Python hub does (mempalace-wire.md §3.7,
-// §4, §5), with these deliberate differences:
+// The surface answers as the Python hub does (docs/compatibility.md; the
+// /sync/* shapes are internal/pyhub/syncwire's), with these deliberate
+// differences:
 //
 //   - Policy order is the hub's: Host pin (loopback binds only), Origin,
 //     then the bearer token (constant time, whole header), then, on POST

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -40,7 +41,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusInternalServerError {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, status, errorJSON(msg))
+	writeJSON(w, status, syncwire.ErrorAnswer(msg))
 }
 
 // invalid builds a 400 refusal with an exact client-facing text, for the

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // Estate is lsnode's extension of /sync/peers (key "lsnode", which a
@@ -97,4 +97,12 @@ func stampOrNull(t time.Time) any {
 		return nil
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// nullable maps "" to JSON null.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // eventsDefaultLimit is the page size of GET /logstream/events.

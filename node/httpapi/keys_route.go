@@ -7,8 +7,9 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/membership"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // maxKeysBody bounds a POST /lsnode/keys body (one op and one key).
@@ -28,20 +29,20 @@ func (s *Server) handleKeys(w http.ResponseWriter, r *http.Request) {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxKeysBody+1))
 		if err != nil || len(body) > maxKeysBody || json.Unmarshal(body, &req) != nil {
-			writeJSON(w, http.StatusBadRequest, errorJSON(`want a JSON body {"op": "install"|"use"|"remove", "key": "<base64>"} under 4 KiB`))
+			writeJSON(w, http.StatusBadRequest, syncwire.ErrorAnswer(`want a JSON body {"op": "install"|"use"|"remove", "key": "<base64>"} under 4 KiB`))
 			return
 		}
 		op, key = membership.KeyOp(req.Op), req.Key
 		switch op {
 		case membership.KeyInstall, membership.KeyUse, membership.KeyRemove:
 		default:
-			writeJSON(w, http.StatusBadRequest, errorJSON(`"op" must be install, use or remove (list is a GET)`))
+			writeJSON(w, http.StatusBadRequest, syncwire.ErrorAnswer(`"op" must be install, use or remove (list is a GET)`))
 			return
 		}
 	}
 	rep, err := s.keyOperation(r.Context(), op, key)
 	if err != nil {
-		writeJSON(w, keysStatus(err), errorJSON(err.Error()))
+		writeJSON(w, keysStatus(err), syncwire.ErrorAnswer(err.Error()))
 		return
 	}
 	if op != membership.KeyList {

@@ -2,92 +2,22 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
-	"github.com/lsnode/lsnode/node/internal/pyint"
+	"github.com/lsnode/lsnode/internal/pyhub/pyhttp"
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
-// query is a request's query string read the way the Python hub reads it:
-// dict(parse_qsl(query)) — blank values dropped, the last value of a
-// repeated key wins.
+// query is a request's query string read the way the Python hub reads it
+// (pyhttp.ParseQSL): blank values dropped, the last value of a repeated
+// key wins.
 type query map[string]string
 
-func parseQuery(raw string) query {
-	q := query{}
-	for _, pair := range strings.Split(raw, "&") { // Python 3.10+ splits on & only
-		k, v, ok := strings.Cut(pair, "=")
-		if !ok {
-			continue // a blank pair, dropped
-		}
-		if v = unquotePlus(v); v != "" {
-			q[unquotePlus(k)] = v
-		}
-	}
-	return q
-}
-
-// unquotePlus decodes like Python's urllib.parse.unquote_plus: '+' is a
-// space, valid %XX escapes are decoded, invalid ones are kept as they
-// are, and bytes that are not UTF-8 become U+FFFD as errors="replace"
-// makes them (pyReplaceInvalid).
-func unquotePlus(s string) string {
-	s = strings.ReplaceAll(s, "+", " ")
-	if !strings.Contains(s, "%") {
-		return pyReplaceInvalid(s) // raw bytes that are not UTF-8, as escaped ones
-	}
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return pyReplaceInvalid(string(b))
-}
-
-// pyReplaceInvalid is Python's bytes.decode("utf-8", "replace"): one
-// U+FFFD for each maximal ill-formed subsequence (a lead byte and the
-// continuation bytes that could still have completed it), where
-// strings.ToValidUTF8 would write one for a whole run of bad bytes.
-func pyReplaceInvalid(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
-			b.WriteString(s[i : i+size])
-			i += size
-			continue
-		}
-		b.WriteRune(utf8.RuneError)
-		i += pyrepr.IllFormedAt(s[i:]).Len
-	}
-	return b.String()
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
+func parseQuery(raw string) query { return query(pyhttp.ParseQSL(raw)) }
 
 // streamFilter reads the filters of /logstream/stream and
 // /logstream/events. from_agent filters on the writer, as the Python SSE
@@ -115,51 +45,16 @@ func (q query) streamFilter() (store.Filter, error) {
 	return f, nil
 }
 
-// intParam reads an integer parameter as Python's int() does, with def
-// when absent. Values beyond int64 saturate (Python ints do not overflow;
-// every caller bounds the value anyway).
+// intParam reads an integer parameter as Python's int() does
+// (pynum.Int64), with def when absent.
 func (q query) intParam(key string, def int64) (int64, error) {
 	v, ok := q[key]
 	if !ok {
 		return def, nil
 	}
-	return pyInt(v)
-}
-
-// pyInt parses s as Python's int(s): surrounding whitespace, an optional
-// sign, decimal digits (of any script, pyint.Text) with single underscores
-// between them. The error text is Python's ValueError text.
-func pyInt(s string) (int64, error) {
-	t := pyint.Text(s)
-	neg := false
-	if t != "" && (t[0] == '+' || t[0] == '-') {
-		neg = t[0] == '-'
-		t = t[1:]
-	}
-	var n int64
-	prevDigit := false
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c >= '0' && c <= '9':
-			d := int64(c - '0')
-			if n > (math.MaxInt64-d)/10 {
-				n = math.MaxInt64
-			} else {
-				n = n*10 + d
-			}
-			prevDigit = true
-		case c == '_' && prevDigit && i+1 < len(t):
-			prevDigit = false
-		default:
-			return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
-		}
-	}
-	if !prevDigit {
-		return 0, invalid("invalid literal for int() with base 10: " + rules.Repr(s))
-	}
-	if neg {
-		n = -n
+	n, err := pynum.Int64(v)
+	if err != nil {
+		return 0, invalid(err.Error())
 	}
 	return n, nil
 }
@@ -174,7 +69,7 @@ func onlyParams(raw string, known []string) error {
 			continue
 		}
 		k, _, _ := strings.Cut(pair, "=")
-		if k = unquotePlus(k); !slices.Contains(known, k) {
+		if k = pyhttp.UnquotePlus(k); !slices.Contains(known, k) {
 			if len(known) == 0 {
 				return invalid(fmt.Sprintf("unknown query parameter %s: this route takes none", rules.Repr(k)))
 			}

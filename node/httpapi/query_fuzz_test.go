@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // queryErrorTexts are the 400 texts of the /sync/ops and /logstream/*
@@ -55,12 +55,12 @@ func FuzzSyncQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		q := parseQuery(raw)
 		checkQueryValues(t, raw, q)
-		origin, after, limit, err := opsRequest(q)
+		req, err := opsRequest(q)
 		switch {
 		case err != nil:
 			checkQueryError(t, raw, err)
-		case origin == "" || after < 0 || limit < 1 || limit > rules.MaxListLimit:
-			t.Fatalf("%q: /sync/ops got origin %q after %d limit %d", raw, origin, after, limit)
+		case req.Origin == "" || req.After < 0 || req.Limit < 1 || req.Limit > rules.MaxListLimit:
+			t.Fatalf("%q: /sync/ops got origin %q after %d limit %d", raw, req.Origin, req.After, req.Limit)
 		}
 		f, wait, err := eventsRequest(q, maxWait)
 		switch {

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 )
 
 const (
@@ -176,7 +177,7 @@ func (c *clientRecord) payload() pyjson.Object {
 		{Key: "host", Value: c.ident.host},
 		{Key: "user_agent", Value: cutRunes(c.ident.userAgent, clientTextLimit)},
 		{Key: "tailscale_user", Value: cutRunes(c.ident.tailnetUser, clientTextLimit)},
-		{Key: "last_seen", Value: pyLocalISO(c.lastSeen)},
+		{Key: "last_seen", Value: pytime.LocalISO(c.lastSeen)},
 		{Key: "request_count", Value: c.requests},
 		{Key: "last_method", Value: c.lastMethod},
 		{Key: "last_path", Value: c.lastPath},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/auth"
 )
 
@@ -169,7 +170,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	if code != 0 {
 		s.log.Warn("request rejected", "status", code, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"))
 		if rt.own {
-			writeJSON(sw, code, errorJSON(http.StatusText(code)))
+			writeJSON(sw, code, syncwire.ErrorAnswer(http.StatusText(code)))
 		} else {
 			writeErrorPage(sw, code, http.StatusText(code))
 		}
@@ -199,7 +200,7 @@ func (s *Server) recovered(sw *statusWriter, r *http.Request, p any) {
 	if sw.wrote {
 		panic(http.ErrAbortHandler)
 	}
-	writeJSON(sw, http.StatusInternalServerError, errorJSON("internal error"))
+	writeJSON(sw, http.StatusInternalServerError, syncwire.ErrorAnswer("internal error"))
 }
 
 // NewHTTPServer wraps h (a Server's Handler) in a server with the

@@ -8,9 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/node/auth"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // sseBatchLimit is the most events one page of a stream carries (the

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // sseFrameSlots is the number of recent frames sseFrames keeps: enough

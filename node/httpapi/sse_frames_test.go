@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // A frame is shared only for the same event (seq, id, preview or not);

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/node/sseclient"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // frameEvent decodes the data of an event frame and checks its framing.

@@ -6,20 +6,10 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
-	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 )
-
-// pyLocalISO is t as Python's datetime.now().isoformat() writes it: local
-// time, no zone, and microseconds unless they are zero.
-func pyLocalISO(t time.Time) string {
-	t = t.Local()
-	if t.Nanosecond()/1000 == 0 {
-		return t.Format("2006-01-02T15:04:05")
-	}
-	return t.Format("2006-01-02T15:04:05.000000")
-}
 
 // handleStatusz serves GET /statusz: the Python hub's keys (ok, server,
 // palace, writer, requests, clients) where they make sense for lsnode,
@@ -45,7 +35,7 @@ func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 			{Key: "scheme", Value: s.cfg.Scheme},
 			{Key: "bind_host", Value: s.cfg.BindHost},
 			{Key: "port", Value: s.cfg.Port},
-			{Key: "started_at", Value: pyLocalISO(s.started)},
+			{Key: "started_at", Value: pytime.LocalISO(s.started)},
 			{Key: "uptime_seconds", Value: uptime},
 		}},
 		{Key: "palace", Value: pyjson.Object{

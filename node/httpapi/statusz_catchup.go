@@ -3,7 +3,7 @@ package httpapi
 import (
 	"math"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // catchUpPayload is /statusz's "catch_up" key: one row per origin a peer

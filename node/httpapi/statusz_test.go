@@ -82,22 +82,6 @@ func TestRequestStats_KeepsFiftyClients(t *testing.T) {
 	}
 }
 
-func TestPyInt(t *testing.T) {
-	good := map[string]int64{"0": 0, " 42 ": 42, "+7": 7, "-3": -3, "1_000": 1000, "99999999999999999999": 1<<63 - 1,
-		// Python's int() reads any decimal digit, and Unicode spaces around it.
-		"\u0661": 1, "\uff11\uff12": 12, "1_\u0660": 10, "\U0001D7FF": 9, "\u00a0-\u0663\u3000": -3}
-	for in, want := range good {
-		if got, err := pyInt(in); err != nil || got != want {
-			t.Errorf("pyInt(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", " ", "1.5", "1__0", "_1", "1_", "0x10", "abc", "+", "1 2", " 1\x1c", "\x1f2", "\u00b2", "\u0661\u00b2"} {
-		if _, err := pyInt(in); err == nil {
-			t.Errorf("pyInt(%q) accepted", in)
-		}
-	}
-}
-
 func TestStatusz_CatchUp(t *testing.T) {
 	n := htStart(t, func(c *Config) {
 		c.Replication = catchingUp{{Origin: "rep_b", Held: 250, Target: 1000, BehindOps: 750, BehindSeconds: 1.23456, OpsPerSecond: 99.6}}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
@@ -237,7 +238,7 @@ func TestSync_Peers(t *testing.T) {
 	n := htStart(t, func(c *Config) {
 		c.Roster = func(context.Context) Roster {
 			return Roster{
-				Peers: []PeerState{
+				Peers: []syncwire.EstatePeer{
 					{Name: "never", URL: "https://never.example"},
 					{Name: "win", URL: "https://win.example", Synced: true, ReplicaID: "rep_aaaaaaaaaaaa", Reachable: true,
 						LastSuccessAt: time.Date(2026, 7, 2, 21, 14, 9, 0, time.UTC), LastPulledEvents: 3, RemoteVersionVector: map[string]int64{"rep_aaaaaaaaaaaa": 3},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/lsnode/lsnode/node/internal/pyint"
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // transportOnlyArg is an internal transport argument of the Python hub that
@@ -46,21 +46,21 @@ func parseArgs(raw json.RawMessage) (*callArgs, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return &callArgs{}, nil
 	}
-	members, err := objectMembers(raw)
+	members, err := jsonText.Members(raw)
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not an object")
 	}
 	a := &callArgs{args: make([]callArg, 0, len(members))}
 	for _, m := range members {
-		v, err := jsonValue(m.value)
+		v, err := jsonText.Value(m.Value)
 		if err != nil {
-			return nil, fmt.Errorf("decode argument %q: %w", m.key, err)
+			return nil, fmt.Errorf("decode argument %q: %w", m.Key, err)
 		}
-		if arg := a.find(m.key); arg != nil {
-			arg.raw, arg.val = m.value, v
+		if arg := a.find(m.Key); arg != nil {
+			arg.raw, arg.val = m.Value, v
 			continue
 		}
-		a.args = append(a.args, callArg{key: m.key, raw: m.value, val: v})
+		a.args = append(a.args, callArg{key: m.Key, raw: m.Value, val: v})
 		if a.index != nil || len(a.args) > indexAbove {
 			a.indexLast()
 		}
@@ -189,33 +189,11 @@ func pyIntArg(v any) (any, bool) {
 		n, _ := big.NewFloat(math.Trunc(f)).Int(nil)
 		return json.Number(n.String()), true
 	case string:
-		return pyParseInt(x)
+		n, ok := pynum.BigInt(x)
+		if !ok {
+			return nil, false
+		}
+		return json.Number(n.String()), true
 	}
 	return nil, false
-}
-
-// pyParseInt parses a string as Python's int(str) does for decimal text:
-// surrounding whitespace, an optional sign, decimal digits of any script
-// (pyint.Text) with single underscores between them.
-func pyParseInt(s string) (any, bool) {
-	s = pyint.Text(s)
-	sign := ""
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		if s[0] == '-' {
-			sign = "-"
-		}
-		s = s[1:]
-	}
-	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return nil, false
-	}
-	digits := strings.ReplaceAll(s, "_", "")
-	if strings.Trim(digits, "0123456789") != "" {
-		return nil, false
-	}
-	n, ok := new(big.Int).SetString(sign+digits, 10)
-	if !ok {
-		return nil, false
-	}
-	return json.Number(n.String()), true
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // JSON-RPC error codes of the Python hub beyond the standard ones.

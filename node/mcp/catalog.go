@@ -3,7 +3,7 @@ package mcp
 import (
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // Tool names, as the Python hub spells them.

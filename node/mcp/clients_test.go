@@ -13,7 +13,7 @@ import (
 	mark3 "github.com/mark3labs/mcp-go/mcp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // toolCaller runs one tool through an MCP client and returns its text.

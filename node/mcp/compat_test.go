@@ -260,8 +260,8 @@ func TestMCPToolsListAsHub(t *testing.T) {
 		if status != http.StatusOK || json.Unmarshal(out, &r) != nil || r.Error != nil {
 			t.Fatalf("id %s: %d %s", id, status, out)
 		}
-		result, err := objectMembers(r.Result)
-		if err != nil || len(result) != 1 || result[0].key != "tools" {
+		result, err := jsonText.Members(r.Result)
+		if err != nil || len(result) != 1 || result[0].Key != "tools" {
 			t.Fatalf("id %s: result %.200s, want only \"tools\"", id, r.Result)
 		}
 		if !bytes.HasPrefix(out, []byte(`{"jsonrpc":"2.0","id":`)) || !bytes.Contains(out, []byte(`,"result":{"tools":[{"`)) {

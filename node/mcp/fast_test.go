@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // statusSDKOnly is what the probe servers' stand-in for the SDK answers.

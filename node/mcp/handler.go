@@ -182,7 +182,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !h.waits.Acquire(r) {
 			text, retryAfter := h.waits.Refusal()
 			w.Header().Set("Retry-After", retryAfter)
-			writeRPCError(w, http.StatusTooManyRequests, req.env.get("id"), codeToolFailure, text)
+			writeRPCError(w, http.StatusTooManyRequests, req.env.Get("id"), codeToolFailure, text)
 			return
 		}
 		defer h.waits.Release(r)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // sdkMaxDepth is the deepest JSON nesting the SDK's decoder accepts in a
@@ -66,15 +66,15 @@ func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nati
 	if !onlyKeys(req.env, "jsonrpc", "id", "method", "params") {
 		return nativeCall{}, false
 	}
-	id, ok := answerID(req.env.get("id"))
+	id, ok := answerID(req.env.Get("id"))
 	if !ok {
 		return nativeCall{}, false
 	}
 	switch {
-	case req.method == "ping" && req.env.get("params") == nil:
+	case req.method == "ping" && req.env.Get("params") == nil:
 		return nativeCall{id: id, ping: true}, true
 	case req.method == "tools/call" && onlyKeys(req.params, "name", "arguments"):
-		return nativeCall{id: id, tool: req.tool, args: req.params.get("arguments")}, true
+		return nativeCall{id: id, tool: req.tool, args: req.params.Get("arguments")}, true
 	}
 	return nativeCall{}, false
 }
@@ -163,9 +163,9 @@ func hubID(id json.RawMessage) []byte {
 }
 
 // onlyKeys reports whether every member of m is one of keys.
-func onlyKeys(m members, keys ...string) bool {
+func onlyKeys(m pyjson.RawObject, keys ...string) bool {
 	for _, member := range m {
-		if !slices.Contains(keys, member.key) {
+		if !slices.Contains(keys, member.Key) {
 			return false
 		}
 	}
@@ -174,6 +174,6 @@ func onlyKeys(m members, keys ...string) bool {
 
 // isString reports whether raw is the JSON string want.
 func isString(raw json.RawMessage, want string) bool {
-	s, err := jsonValue(raw)
+	s, err := jsonText.Value(raw)
 	return err == nil && s == want
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // toolSpec describes one MCP tool: what tools/list advertises and what the

@@ -3,12 +3,15 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // oldestProtocolVersion is what the hub assumes when initialize names no
@@ -18,9 +21,9 @@ const oldestProtocolVersion = "2024-11-05"
 // rpcRequest is a request body the screen let through: its members, its
 // method, and a tools/call's params and tool name.
 type rpcRequest struct {
-	env    members
+	env    pyjson.RawObject
 	method any
-	params members
+	params pyjson.RawObject
 	tool   string
 }
 
@@ -56,9 +59,9 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return req, nil, true
 	}
-	env, err := objectMembers(body)
+	env, err := jsonText.Members(body)
 	switch {
-	case err != nil && !json.Valid(body):
+	case errors.Is(err, pyjson.ErrSyntax):
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return req, nil, true
 	case err != nil:
@@ -66,29 +69,29 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 		return req, nil, true
 	}
 	req.env = env
-	id := req.env.get("id")
-	req.method, _ = jsonValue(req.env.get("method"))
+	id := req.env.Get("id")
+	req.method, _ = jsonText.Value(req.env.Get("method"))
 	if method, _ := req.method.(string); strings.HasPrefix(method, "notifications/") {
 		w.WriteHeader(http.StatusAccepted) // a notification, even with an id: no response
 		return req, nil, true
 	}
-	if !isString(req.env.get("jsonrpc"), "2.0") { // the hub never reads it; the SDK requires it
+	if !isString(req.env.Get("jsonrpc"), "2.0") { // the hub never reads it; the SDK requires it
 		body = withMember(body, "jsonrpc", json.RawMessage(`"2.0"`))
-		req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+		req.env, _ = jsonText.Members(body) // the JSON encoding/json just wrote
 	}
 	switch req.method {
 	case "initialize":
 		return req, withOnlyVersion(req.env), false
 	case "ping", "tools/list":
-		if req.env.get("params") != nil { // the hub reads none; the SDK refuses some
+		if req.env.Get("params") != nil { // the hub reads none; the SDK refuses some
 			body = withMember(body, "params", nil)
-			req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
+			req.env, _ = jsonText.Members(body) // the JSON encoding/json just wrote
 		}
 		return req, body, false
 	case "tools/call":
 		var code int64
 		var msg string
-		if req.params, req.tool, code, msg = h.checkCall(req.env.get("params")); code != 0 {
+		if req.params, req.tool, code, msg = h.checkCall(req.env.Get("params")); code != 0 {
 			writeRPCError(w, http.StatusOK, id, code, msg)
 			return req, nil, true
 		}
@@ -105,14 +108,14 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 // checkCall applies the hub's tools/call envelope checks in order and
 // returns the params' members and the tool; a non-zero code refuses the
 // call. raw is a member of the validated body (or absent).
-func (h *Handler) checkCall(raw json.RawMessage) (params members, tool string, code int64, msg string) {
-	params, err := validMembers(raw)
-	if err != nil || params.get("name") == nil {
+func (h *Handler) checkCall(raw json.RawMessage) (params pyjson.RawObject, tool string, code int64, msg string) {
+	params, err := jsonText.Members(raw)
+	if err != nil || params.Get("name") == nil {
 		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' is required for tools/call"
 	}
-	name, _ := jsonValue(params.get("name"))
+	name, _ := jsonText.Value(params.Get("name"))
 	tool, isString := name.(string)
-	if args := params.get("arguments"); !isString || (args != nil && !isNull(args) && !isObject(args)) {
+	if args := params.Get("arguments"); !isString || (args != nil && !isNull(args) && !isObject(args)) {
 		return nil, "", jsonrpc.CodeInvalidParams, "Invalid params: 'name' must be a string and 'arguments' an object"
 	}
 	if h.specs[tool] == nil {
@@ -127,33 +130,14 @@ func unknownMethod(method any) string {
 	if s, ok := method.(string); ok {
 		return "Unknown method: " + s
 	}
-	return "Unknown method: expected a string, got " + pyTypeName(method)
-}
-
-func pyTypeName(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "float"
-		}
-		return "int"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
+	return "Unknown method: expected a string, got " + pyrepr.TypeName(method)
 }
 
 // withMember is the JSON object body with key set to value, or without
 // key when value is nil.
 func withMember(body []byte, key string, value json.RawMessage) []byte {
-	env, _ := objectMembers(body) // a body the screen forwards is one object
-	out := env.asMap()
+	env, _ := jsonText.Members(body) // a body the screen forwards is one object
+	out := env.Map()
 	out[key] = value
 	if value == nil {
 		delete(out, key)
@@ -167,19 +151,19 @@ func withMember(body []byte, key string, value json.RawMessage) []byte {
 // it is a string (the SDK negotiates it), the newest supported when it is
 // anything else, 2024-11-05 when there is none. Capabilities or client
 // info the SDK could not decode therefore never fail an initialize.
-func withOnlyVersion(env members) []byte {
-	var params members
-	if isObject(env.get("params")) {
-		params, _ = validMembers(env.get("params")) // a member of a valid body
+func withOnlyVersion(env pyjson.RawObject) []byte {
+	var params pyjson.RawObject
+	if isObject(env.Get("params")) {
+		params, _ = jsonText.Members(env.Get("params")) // a member of a valid body
 	}
 	version := json.RawMessage(`"` + oldestProtocolVersion + `"`)
-	if v := params.get("protocolVersion"); v != nil {
+	if v := params.Get("protocolVersion"); v != nil {
 		version = v
-		if s, _ := jsonValue(v); !isStringValue(s) {
+		if s, _ := jsonText.Value(v); !isStringValue(s) {
 			version = json.RawMessage(`"` + protocolVersions[0] + `"`)
 		}
 	}
-	out := env.asMap()
+	out := env.Map()
 	out["params"], _ = json.Marshal(map[string]json.RawMessage{"protocolVersion": version}) // raw JSON values always encode
 	data, _ := json.Marshal(out)
 	return data

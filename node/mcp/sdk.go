@@ -135,7 +135,7 @@ type sdkAnswer struct {
 // newSDKAnswer returns the holder of the answer to req, or nil when the
 // SDK's answer goes out as it is.
 func newSDKAnswer(w http.ResponseWriter, req rpcRequest) *sdkAnswer {
-	id := hubID(req.env.get("id"))
+	id := hubID(req.env.Get("id"))
 	listTools := req.method == "tools/list"
 	if id == nil && !listTools {
 		return nil
@@ -173,26 +173,26 @@ func (w *sdkAnswer) finish() {
 // ttlMs or cacheScope member, every other byte as it was; an answer
 // without a result object (an error) is returned as it is.
 func withoutCacheControl(body []byte) []byte {
-	env, err := objectMembers(body)
+	env, err := jsonText.Members(body)
 	if err != nil {
 		return body
 	}
-	result := env.get("result")
+	result := env.Get("result")
 	if !isObject(result) {
 		return body
 	}
-	members, _ := validMembers(result) // a member of a valid body
+	members, _ := jsonText.Members(result) // a member of a valid body
 	kept := make([]byte, 0, len(result))
 	kept = append(kept, '{')
 	for _, m := range members {
-		if m.key == "ttlMs" || m.key == "cacheScope" {
+		if m.Key == "ttlMs" || m.Key == "cacheScope" {
 			continue
 		}
 		if len(kept) > 1 {
 			kept = append(kept, ',')
 		}
-		key, _ := json.Marshal(m.key) // a string always encodes
-		kept = append(append(append(kept, key...), ':'), m.value...)
+		key, _ := json.Marshal(m.Key) // a string always encodes
+		kept = append(append(append(kept, key...), ':'), m.Value...)
 	}
 	kept = append(kept, '}')
 	at := cap(body) - cap(result) // result is body[at : at+len(result)]

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // defaultPatchRoom is patch_submit's room when the argument is absent.

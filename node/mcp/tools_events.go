@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lsnode/lsnode/internal/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // fromAgentNote is the newest hub's hint when a list or wait passes

@@ -3,8 +3,8 @@ package mcp
 import (
 	"context"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 func (t *toolSet) taskCreate(ctx context.Context, a *callArgs) (any, error) {

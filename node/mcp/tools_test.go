@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lsnode/lsnode/store/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // TestMCPToolResults walks every tool through a small delegation and

@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/internal/pyrepr"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
-
-// requiredEventKeys are apply_remote_event's truthy fields, in its order.
-var requiredEventKeys = []string{"id", "type", "stream", "room", "from_agent", "created_at", "origin_replica", "origin_seq", "hlc"}
 
 // ApplyRemote is apply_remote_event: ev is an event dict as decoded from
 // JSON (numbers as json.Number or Go integers). It returns true when the
@@ -25,9 +23,9 @@ var requiredEventKeys = []string{"id", "type", "stream", "room", "from_agent", "
 // what it cannot represent (a text field that is not a string, a
 // non-integer origin_seq).
 func (h *Hub) ApplyRemote(ev map[string]any) (bool, error) {
-	for _, k := range requiredEventKeys {
+	for _, k := range rules.RemoteEventFields {
 		if !pyrepr.Truthy(ev[k]) {
-			return false, fmt.Errorf("remote event is missing required field %s", rules.Repr(k))
+			return false, rules.MissingRemoteField("event", k)
 		}
 	}
 	r, err := rowFromDict(ev)
@@ -120,16 +118,13 @@ func rowFromDict(ev map[string]any) (*row, error) {
 	return r, nil
 }
 
-// requiredArtifactKeys are apply_remote_artifact's truthy fields.
-var requiredArtifactKeys = []string{"id", "kind", "sha256", "content", "created_by", "created_at"}
-
 // ApplyRemoteArtifact is apply_remote_artifact: the sha256 is checked
 // against the content, size_bytes recomputed, origin_replica kept as
 // given (it may be null). It returns false for an id already held.
 func (h *Hub) ApplyRemoteArtifact(a map[string]any) (bool, error) {
-	for _, k := range requiredArtifactKeys {
+	for _, k := range rules.RemoteArtifactFields {
 		if !pyrepr.Truthy(a[k]) {
-			return false, fmt.Errorf("remote artifact is missing required field %s", rules.Repr(k))
+			return false, rules.MissingRemoteField("artifact", k)
 		}
 	}
 	str := func(k string) string { s, _ := a[k].(string); return s }
@@ -142,8 +137,7 @@ func (h *Hub) ApplyRemoteArtifact(a map[string]any) (bool, error) {
 	}
 	sum := sha256.Sum256([]byte(art.content))
 	if got := hex.EncodeToString(sum[:]); got != art.sha {
-		return false, fmt.Errorf("remote artifact %s failed hash verification (claimed %s..., computed %s...)",
-			rules.Repr(art.id), first(art.sha, 16), got[:16])
+		return false, rules.ArtifactHashMismatch(art.id, art.sha, got)
 	}
 	meta, err := rules.Metadata(a["metadata"])
 	if err != nil {
@@ -157,13 +151,6 @@ func (h *Hub) ApplyRemoteArtifact(a map[string]any) (bool, error) {
 	}
 	h.artifacts[art.id] = art
 	return true, nil
-}
-
-func first(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // Legacy is an event written by a pre-replication hub (M-LS): no origin,
@@ -183,7 +170,7 @@ func (h *Hub) ImportPreReplication(events []Legacy) []string {
 	defer h.mu.Unlock()
 	ids := make([]string, len(events))
 	for i, e := range events {
-		at, err := time.Parse(pyTime, e.CreatedAt)
+		at, err := time.Parse(pytime.UTCLayout, e.CreatedAt)
 		if err != nil {
 			at = h.wall.Now()
 		}
@@ -208,7 +195,7 @@ func (h *Hub) backfillLocked() {
 			continue
 		}
 		var ms int64
-		if t, err := time.Parse(pyTime, r.createdAt); err == nil {
+		if t, err := time.Parse(pytime.UTCLayout, r.createdAt); err == nil {
 			ms = t.UnixMilli()
 		}
 		r.origin, r.originSeq = ptr(h.cfg.ReplicaID), ptr(r.rowid)

@@ -1,6 +1,8 @@
 // Package fakehub is a test double of the Python mempalace hub's
-// replication surface (mempalace-wire.md §3), written in Go for lsnode's
-// tests. Production code never imports it.
+// replication surface (docs/compatibility.md), written in Go for lsnode's
+// tests. Production code never imports it. Its /sync/* requests and
+// answers are internal/pyhub/syncwire's, as node/httpapi's and
+// sync/hubpull's are.
 //
 // A Hub keeps the Python hub's tables in memory (events with their local
 // rowid, artifacts, event_artifacts links) and behaves as the hub does:

@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
-
-// pyTime is the hub's created_at layout.
-const pyTime = "2006-01-02T15:04:05Z"
 
 // maxFutureDriftMS is the hub's HLC drift guard (X-HLC).
 const maxFutureDriftMS = 60_000
@@ -112,7 +110,7 @@ func (h *Hub) hexLocked(n int) string {
 
 // newIDLocked is "<prefix>_<YYYYmmddTHHMMSS>_<12 hex>".
 func (h *Hub) newIDLocked(prefix string, now time.Time) string {
-	return prefix + "_" + now.UTC().Format("20060102T150405") + "_" + h.hexLocked(6)
+	return prefix + "_" + now.UTC().Format(pytime.IDLayout) + "_" + h.hexLocked(6)
 }
 
 // tickLocked is the hub's HLC tick (X-HLC), rendered with its replica id.
@@ -183,7 +181,7 @@ func (h *Hub) Append(w Write) (string, error) {
 	stamp := h.tickLocked(now)
 	r := &row{
 		id: h.newIDLocked("evt", now), typ: w.Type, stream: w.Stream, room: w.Room, fromAgent: w.FromAgent,
-		body: w.Body, createdAt: now.UTC().Format(pyTime), meta: string(meta),
+		body: w.Body, createdAt: pytime.UTC(now), meta: string(meta),
 		topic: nullable(w.Topic), toAgent: nullable(w.ToAgent), correlationID: nullable(w.CorrelationID),
 		branch: nullable(w.Branch), baseCommit: nullable(w.BaseCommit), status: nullable(w.Status),
 		origin: ptr(h.cfg.ReplicaID), hlc: ptr(stamp), links: links,
@@ -206,7 +204,7 @@ func (h *Hub) PutArtifact(kind, content, createdBy string) (string, error) {
 	sum := sha256.Sum256([]byte(content))
 	a := &artifact{
 		id: h.newIDLocked("art", now), kind: kind, sha: hex.EncodeToString(sum[:]), content: content,
-		createdBy: createdBy, createdAt: now.UTC().Format(pyTime), meta: "{}", size: int64(len(content)),
+		createdBy: createdBy, createdAt: pytime.UTC(now), meta: "{}", size: int64(len(content)),
 		origin: ptr(h.cfg.ReplicaID),
 	}
 	h.artifacts[a.id] = a

@@ -1,22 +1,19 @@
 package fakehub
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyhttp"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 )
-
-// pullBatch is the hub's page size (_PULL_BATCH).
-const pullBatch = 500
 
 // Stats are sync_with_peer's stats dict.
 type Stats struct {
@@ -52,26 +49,17 @@ func (e *TransportError) Error() string { return e.Text }
 func (h *Hub) SyncWithPeer(ctx context.Context, client *http.Client, base, token string) (Stats, error) {
 	p := &pyPull{h: h, hc: client, base: strings.TrimRight(base, "/"), token: token}
 	st := Stats{PeerURL: base, PeerReplica: "?", PerOrigin: map[string]int{}}
-	var remote struct {
-		ReplicaID     *string                    `json:"replica_id"`
-		VersionVector map[string]json.Number     `json:"version_vector"`
-		Profile       json.RawMessage            `json:"profile"`
-		Profiles      map[string]json.RawMessage `json:"profiles"`
-	}
-	if err := p.get(ctx, "/sync/version_vector", nil, &remote); err != nil {
+	var remote syncwire.VersionVector[json.RawMessage]
+	if err := p.get(ctx, syncwire.VersionVectorPath, nil, func(body []byte) (err error) {
+		remote, err = syncwire.DecodeVersionVector(body)
+		return err
+	}); err != nil {
 		return st, err
 	}
-	if remote.ReplicaID != nil {
-		st.PeerReplica = *remote.ReplicaID
+	if remote.ReplicaID != "" {
+		st.PeerReplica = remote.ReplicaID
 	}
-	st.RemoteVersionVector = map[string]int64{}
-	for o, n := range remote.VersionVector {
-		v, err := n.Int64()
-		if err != nil {
-			return st, fmt.Errorf("version vector top of %s is not an integer", o)
-		}
-		st.RemoteVersionVector[o] = v
-	}
+	st.RemoteVersionVector = remote.Vector
 	st.RemoteProfile, st.RemoteProfiles = remote.Profile, remote.Profiles
 	local := h.VersionVector()
 	origins := make([]string, 0, len(st.RemoteVersionVector))
@@ -107,18 +95,27 @@ type pyPull struct {
 func (p *pyPull) pullOrigin(ctx context.Context, origin string, after, top int64, st *Stats) (int, error) {
 	pulled := 0
 	for after < top {
-		var page struct {
-			Events []map[string]any `json:"events"`
-		}
-		params := [][2]string{{"origin", origin}, {"after", strconv.FormatInt(after, 10)}, {"limit", strconv.Itoa(pullBatch)}}
-		if err := p.get(ctx, "/sync/ops", params, &page); err != nil {
+		var events []map[string]any
+		if err := p.get(ctx, syncwire.OpsPath, syncwire.OpsParams(origin, after, syncwire.MaxOpsLimit), func(body []byte) error {
+			page, err := syncwire.DecodeOps(body)
+			if err != nil {
+				return err
+			}
+			events = make([]map[string]any, len(page.Events))
+			for i, raw := range page.Events {
+				if err := syncwire.DecodeAnswer(raw, &events[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
 			return pulled, err
 		}
-		if len(page.Events) == 0 {
+		if len(events) == 0 {
 			return pulled, nil // the peer's vector promised more than it served
 		}
 		before := after
-		for _, ev := range page.Events {
+		for _, ev := range events {
 			if err := p.artifacts(ctx, ev, st); err != nil {
 				return pulled, err
 			}
@@ -149,17 +146,21 @@ func (p *pyPull) artifacts(ctx context.Context, ev map[string]any, st *Stats) er
 		if p.h.HasArtifact(id) {
 			continue
 		}
-		var reply struct {
-			Artifact map[string]any `json:"artifact"`
-		}
-		if err := p.get(ctx, "/sync/artifact", [][2]string{{"id", id}}, &reply); err != nil {
+		var art map[string]any
+		if err := p.get(ctx, syncwire.ArtifactPath, syncwire.ArtifactParams(id), func(body []byte) error {
+			raw, err := syncwire.DecodeArtifact(body)
+			if err != nil || raw == nil {
+				return err
+			}
+			return syncwire.DecodeAnswer(raw, &art)
+		}); err != nil {
 			return err
 		}
-		if len(reply.Artifact) == 0 {
+		if len(art) == 0 {
 			return &TransportError{fmt.Sprintf("%s: peer served event %s but not its artifact %s",
 				p.base, rules.Repr(fmt.Sprint(ev["id"])), rules.Repr(id))}
 		}
-		ok, err := p.h.ApplyRemoteArtifact(reply.Artifact)
+		ok, err := p.h.ApplyRemoteArtifact(art)
 		if err != nil {
 			return err
 		}
@@ -170,17 +171,11 @@ func (p *pyPull) artifacts(ctx context.Context, ev map[string]any, st *Stats) er
 	return nil
 }
 
-// get is transport.http_request: one GET, bearer token when set, JSON
-// back; non-2xx, network and JSON errors become TransportError.
-func (p *pyPull) get(ctx context.Context, path string, params [][2]string, v any) error {
-	u := p.base + path
-	for i, kv := range params {
-		sep := "&"
-		if i == 0 {
-			sep = "?"
-		}
-		u += sep + url.QueryEscape(kv[0]) + "=" + url.QueryEscape(kv[1])
-	}
+// get is transport.http_request: one GET, bearer token when set, the
+// JSON body read by decode; non-2xx, network and JSON errors become
+// TransportError.
+func (p *pyPull) get(ctx context.Context, path string, params []pyhttp.Param, decode func([]byte) error) error {
+	u := syncwire.URL(p.base, path, params...)
 	p.requests++
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -201,9 +196,7 @@ func (p *pyPull) get(ctx context.Context, path string, params [][2]string, v any
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return &TransportError{fmt.Sprintf("%s: HTTP Error %d: %s", u, resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	if err := decode(body); err != nil {
 		return &TransportError{u + ": " + err.Error()}
 	}
 	return nil

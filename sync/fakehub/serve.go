@@ -8,13 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/lsnode/lsnode/store/pyjson"
-	"github.com/lsnode/lsnode/store/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/pyhttp"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 )
-
-// defaultOpsLimit is /sync/ops' default limit (list_ops then clamps to 500).
-const defaultOpsLimit = 500
 
 // Handler serves the hub's HTTP surface for replication: GET
 // /sync/version_vector, /sync/ops, /sync/artifact, /sync/peers and
@@ -54,15 +53,15 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request) {
 		errorPage(w, http.StatusUnauthorized, "Unauthorized")
 		return
 	}
-	q := parseQSL(r.URL.RawQuery)
+	q := pyhttp.ParseQSL(r.URL.RawQuery)
 	switch r.URL.Path {
-	case "/sync/version_vector":
+	case syncwire.VersionVectorPath:
 		h.serveVector(w)
-	case "/sync/ops":
+	case syncwire.OpsPath:
 		h.serveOps(w, q)
-	case "/sync/artifact":
+	case syncwire.ArtifactPath:
 		h.serveArtifact(w, q)
-	case "/sync/peers":
+	case syncwire.PeersPath:
 		h.servePeers(w)
 	default:
 		errorPage(w, http.StatusNotFound, "Not Found")
@@ -82,116 +81,62 @@ func (h *Hub) authorized(r *http.Request) bool {
 
 // profile is the hub's node profile (fixed for the fake).
 func (h *Hub) profile() pyjson.Object {
-	return pyjson.Object{
-		{Key: "roles", Value: []any{"agents"}},
-		{Key: "accelerator", Value: nil},
-		{Key: "drawers", Value: nil},
-		{Key: "hardware", Value: "fakehub"},
-		{Key: "advertised_at", Value: h.wall.Now().UTC().Format(pyTime)},
-	}
+	return syncwire.Profile{Roles: []string{"agents"}, Hardware: "fakehub", AdvertisedAt: h.wall.Now()}.JSON()
 }
 
 func (h *Hub) serveVector(w http.ResponseWriter) {
-	vv := h.VersionVector()
 	self := h.profile()
-	writeJSON(w, http.StatusOK, pyjson.Object{
-		{Key: "replica_id", Value: h.cfg.ReplicaID},
-		{Key: "version_vector", Value: vv},
-		{Key: "profile", Value: self},
-		{Key: "profiles", Value: map[string]any{h.cfg.ReplicaID: self}},
-	})
+	writeJSON(w, http.StatusOK, syncwire.VersionVector[any]{
+		ReplicaID: h.cfg.ReplicaID, Vector: h.VersionVector(), Profile: self, Profiles: map[string]any{h.cfg.ReplicaID: self},
+	}.JSON())
 }
 
 // serveOps is the hub's /sync/ops: int() of after and limit first, then
 // list_ops' checks (origin, after_seq, limit), each a 400 with its text.
 func (h *Hub) serveOps(w http.ResponseWriter, q map[string]string) {
-	after, err := intParam(q, "after", 0)
+	req, err := syncwire.ParseOpsRequest(q)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorBody(err.Error()))
-		return
-	}
-	limit, err := intParam(q, "limit", defaultOpsLimit)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorBody(err.Error()))
-		return
-	}
-	var originArg any
-	if o, ok := q["origin"]; ok {
-		originArg = o
-	}
-	origin, err := rules.Routing(originArg, "origin", true)
-	if err == nil {
-		_, err = rules.AfterSeq(after)
-	}
-	n := 0
-	if err == nil {
-		n, err = rules.Limit(limit)
-	}
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorBody(err.Error()))
+		writeJSON(w, http.StatusBadRequest, syncwire.ErrorAnswer(err.Error()))
 		return
 	}
 	h.mu.Lock()
-	rows := h.listOpsLocked(origin, after, n)
+	rows := h.listOpsLocked(req.Origin, req.After, req.Limit)
 	events := make([]any, len(rows))
 	for i, r := range rows {
 		events[i] = h.eventDictLocked(r)
 	}
 	h.mu.Unlock()
-	writeJSON(w, http.StatusOK, pyjson.Object{
-		{Key: "origin", Value: originArg},
-		{Key: "events", Value: events},
-		{Key: "count", Value: len(events)},
-	})
+	writeJSON(w, http.StatusOK, syncwire.Ops[any]{Origin: req.Sent, Events: events}.JSON())
 }
 
+// serveArtifact is the hub's /sync/artifact: the trimmed id looked up,
+// the id as sent named in the 404.
 func (h *Hub) serveArtifact(w http.ResponseWriter, q map[string]string) {
-	var idArg any
-	if id, ok := q["id"]; ok {
-		idArg = id
-	}
-	id, err := rules.Routing(idArg, "artifact_id", true)
+	req, err := syncwire.ParseArtifactRequest(q)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorBody(err.Error()))
+		writeJSON(w, http.StatusBadRequest, syncwire.ErrorAnswer(err.Error()))
 		return
 	}
 	h.mu.Lock()
-	a := h.artifacts[id]
+	a := h.artifacts[req.ID]
 	var rec pyjson.Object
 	if a != nil {
 		rec = artifactDict(a)
 	}
 	h.mu.Unlock()
 	if a == nil {
-		writeJSON(w, http.StatusNotFound, errorBody("artifact "+rules.Repr(id)+" not found"))
+		writeJSON(w, http.StatusNotFound, syncwire.ArtifactNotFound(req.Sent))
 		return
 	}
-	writeJSON(w, http.StatusOK, pyjson.Object{{Key: "artifact", Value: rec}})
+	writeJSON(w, http.StatusOK, syncwire.ArtifactAnswer(rec))
 }
 
 func (h *Hub) servePeers(w http.ResponseWriter) {
-	vv := h.VersionVector()
 	self := h.profile()
-	unnamed := []string{}
-	for o := range vv {
-		if o != h.cfg.ReplicaID {
-			unnamed = append(unnamed, o)
-		}
-	}
-	slices.Sort(unnamed)
-	writeJSON(w, http.StatusOK, pyjson.Object{
-		{Key: "self", Value: pyjson.Object{
-			{Key: "replica_id", Value: h.cfg.ReplicaID}, {Key: "name", Value: h.cfg.Name},
-			{Key: "version_vector", Value: vv}, {Key: "profile", Value: self},
-		}},
-		{Key: "peers", Value: []any{}},
-		{Key: "unnamed_origins", Value: unnamed},
-		{Key: "origin_profiles", Value: map[string]any{h.cfg.ReplicaID: self}},
-		{Key: "sync_interval_s", Value: 15.0},
-		{Key: "estate_source", Value: pyjson.Object{
-			{Key: "in_process", Value: true}, {Key: "published_at", Value: nil}, {Key: "writer_alive", Value: true},
-		}},
-	})
+	writeJSON(w, http.StatusOK, syncwire.Estate{
+		ReplicaID: h.cfg.ReplicaID, Name: h.cfg.Name, Vector: h.VersionVector(), Profile: self,
+		OriginProfiles: map[string]any{h.cfg.ReplicaID: self}, SyncInterval: 15 * time.Second, InProcess: true,
+	}.JSON())
 }
 
 // eventDictLocked renders a row as the hub's read paths do (wire §1.7):
@@ -245,8 +190,6 @@ func deref(p *string) any {
 	return *p
 }
 
-func errorBody(msg string) pyjson.Object { return pyjson.Object{{Key: "error", Value: msg}} }
-
 // writeJSON writes json.dumps(v) with the hub's headers.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := pyjson.Compact(v)
@@ -263,23 +206,7 @@ func writeBody(w http.ResponseWriter, status int, contentType string, body []byt
 	_, _ = w.Write(body)
 }
 
-// errorExplain are http.server's explanations for the pages the hub sends.
-var errorExplain = map[int]string{
-	http.StatusUnauthorized:   "No permission -- see authorization schemes",
-	http.StatusNotFound:       "Nothing matches the given URI",
-	http.StatusNotImplemented: "Server does not support this operation",
-}
-
-// pageEscaper is html.escape(message, quote=False).
-var pageEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
 // errorPage is Python's BaseHTTPRequestHandler.send_error page.
 func errorPage(w http.ResponseWriter, status int, message string) {
-	body := "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n" +
-		"        <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n" +
-		fmt.Sprintf("        <p>Error code: %d</p>\n", status) +
-		fmt.Sprintf("        <p>Message: %s.</p>\n", pageEscaper.Replace(message)) +
-		fmt.Sprintf("        <p>Error code explanation: %d - %s.</p>\n", status, errorExplain[status]) +
-		"    </body>\n</html>\n"
-	writeBody(w, status, "text/html;charset=utf-8", []byte(body))
+	writeBody(w, status, pyhttp.PageContentType, pyhttp.ErrorPage(status, message))
 }

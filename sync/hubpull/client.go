@@ -1,7 +1,6 @@
 package hubpull
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pyhttp"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 )
 
 // maxErrorBodyBytes bounds what is read of a non-2xx answer (for its
@@ -35,28 +37,11 @@ func newPeerClient(hc *http.Client, peer Peer, maxBytes int64) *peerClient {
 	return &peerClient{hc: hc, base: strings.TrimRight(peer.URL, "/"), token: peer.Token, maxBytes: maxBytes}
 }
 
-// param is one query parameter; order is kept, as Python's urlencode
-// keeps a dict's order.
-type param struct{ key, value string }
-
-// requestURL builds base + path + "?" + urlencode(params).
-func (c *peerClient) requestURL(path string, params []param) string {
-	u := c.base + path
-	for i, p := range params {
-		sep := "&"
-		if i == 0 {
-			sep = "?"
-		}
-		u += sep + url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value)
-	}
-	return u
-}
-
-// get fetches path and decodes its JSON body into v. Errors are
-// *peerError or *StatusError, their texts scrubbed of the token; a
-// cancelled ctx is returned as ctx.Err().
-func (c *peerClient) get(ctx context.Context, path string, params []param, v any) error {
-	raw := c.requestURL(path, params)
+// get fetches path and reads its JSON body with decode (a syncwire
+// Decode function). Errors are *peerError or *StatusError, their texts
+// scrubbed of the token; a cancelled ctx is returned as ctx.Err().
+func (c *peerClient) get(ctx context.Context, path string, params []pyhttp.Param, decode func([]byte) error) error {
+	raw := syncwire.URL(c.base, path, params...)
 	shown := c.scrub(RedactURL(raw))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
@@ -87,15 +72,17 @@ func (c *peerClient) get(ctx context.Context, path string, params []param, v any
 	case int64(len(body)) > c.maxBytes:
 		return c.errorf(ErrResponseTooLarge, "%s: answer exceeds %d bytes", shown, c.maxBytes)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	var top *syncwire.TopError
+	switch err := decode(body); {
+	case err == nil:
+		return nil
+	case errors.Is(err, syncwire.ErrTrailingData):
+		return c.errorf(ErrPeerProtocol, "%s: answer has data after its JSON value", shown)
+	case errors.As(err, &top):
+		return c.errorf(ErrPeerProtocol, "%s: %v", shown, err)
+	default:
 		return c.errorf(ErrPeerProtocol, "%s: answer is not the expected JSON: %v", shown, err)
 	}
-	if dec.More() {
-		return c.errorf(ErrPeerProtocol, "%s: answer has data after its JSON value", shown)
-	}
-	return nil
 }
 
 // errorf builds a *peerError whose text is scrubbed of the token.

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -133,26 +132,25 @@ func (c Config) Validate() error {
 }
 
 // ParseTimeout reads a MEMPALACE_SYNC_HTTP_TIMEOUT value as the Python
-// hub does: float seconds; empty or garbage means def. lsnode also
-// refuses values that are not positive (Python would pass them to
-// urllib). The caller reads the variable (cmd/lsnode).
+// hub does: float seconds (pynum.Float); empty or garbage means def.
+// lsnode also refuses values that are not positive (Python would pass
+// them to urllib). The caller reads the variable (cmd/lsnode).
 func ParseTimeout(v string, def time.Duration) time.Duration {
-	v = strings.TrimSpace(v)
-	f, err := strconv.ParseFloat(v, 64)
-	if v == "" || err != nil || f != f || f <= 0 || f > 1e9 {
+	f, err := pynum.Float(v)
+	if err != nil || f != f || f <= 0 || f > 1e9 {
 		return def
 	}
 	return time.Duration(f * float64(time.Second))
 }
 
 // ParseInterval reads a MEMPALACE_SYNC_INTERVAL value as the Python hub
-// does: float seconds; empty or garbage means def; 0 or negative disables
-// the loop (returned as 0). The caller reads the variable (cmd/lsnode).
+// does: float seconds (pynum.Float); empty or garbage means def; 0 or
+// negative disables the loop (returned as 0). The caller reads the
+// variable (cmd/lsnode).
 func ParseInterval(v string, def time.Duration) time.Duration {
-	v = strings.TrimSpace(v)
-	f, err := strconv.ParseFloat(v, 64)
+	f, err := pynum.Float(v)
 	switch {
-	case v == "" || err != nil || f != f:
+	case err != nil || f != f:
 		return def
 	case f <= 0:
 		return 0

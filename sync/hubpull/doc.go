@@ -9,22 +9,23 @@
 //
 //   - Puller (puller.go) runs rounds: one at Start, then one every
 //     Config.Interval. A round re-reads peers.json (peersfile.go, read
-//     with the Python hub's JSON rules and error texts: peersfile_json.go)
+//     with the Python hub's JSON rules and error texts: pyjson.Loads)
 //     and pulls every peer, at most Config.Parallel at once.
 //   - A peer's round (peer.go) reads its version vector, then pages of
 //     ops per origin after this node's top, fetching the artifacts they
 //     name, and applies each page through Log.ApplyBatch with its ops
 //     chained by PrevSeq, so gapped Python origins apply in order.
 //   - client.go makes the requests (bounded answers, token kept out of
-//     every text); status.go keeps each peer's estate entry in the Python
-//     shape; metrics.go exports the rounds.
+//     every text), built and read with internal/pyhub/syncwire; status.go
+//     keeps each peer's estate entry in the Python shape; metrics.go
+//     exports the rounds.
 //
 // # Configuration
 //
 // Config takes plain values. The Python hub's MEMPALACE_SYNC_INTERVAL and
 // MEMPALACE_SYNC_HTTP_TIMEOUT are read by cmd/lsnode, which passes their
 // values through ParseInterval and ParseTimeout (the hub's lenient float
-// seconds) and on to the node's configuration; nothing here reads the
+// seconds, pynum.Float) and on to the node's configuration; nothing here reads the
 // environment.
 //
 // # Guarantees

@@ -7,37 +7,17 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // artifactFlushBytes bounds the artifact content one apply holds: a page
 // naming many large artifacts is applied in several artifact batches
 // before its ops.
 const artifactFlushBytes = 16 << 20
-
-// vectorReply is the answer of GET /sync/version_vector.
-type vectorReply struct {
-	ReplicaID     *string                    `json:"replica_id"`
-	VersionVector map[string]json.Number     `json:"version_vector"`
-	Profile       json.RawMessage            `json:"profile"`
-	Profiles      map[string]json.RawMessage `json:"profiles"`
-}
-
-// opsReply is the answer of GET /sync/ops.
-type opsReply struct {
-	Origin string            `json:"origin"`
-	Events []json.RawMessage `json:"events"`
-	Count  int               `json:"count"`
-}
-
-// artifactReply is the answer of GET /sync/artifact.
-type artifactReply struct {
-	Artifact json.RawMessage `json:"artifact"`
-}
 
 // peerRound is the state of one round with one peer.
 type peerRound struct {
@@ -95,14 +75,14 @@ func (r *peerRound) budgetSpent() {
 }
 
 func (r *peerRound) run(ctx context.Context) error {
-	var vv vectorReply
-	if err := r.c.get(ctx, "/sync/version_vector", nil, &vv); err != nil {
+	var vv syncwire.VersionVector[json.RawMessage]
+	if err := r.c.get(ctx, syncwire.VersionVectorPath, nil, func(body []byte) (err error) {
+		vv, err = syncwire.DecodeVersionVector(body)
+		return err
+	}); err != nil {
 		return err
 	}
-	remote, err := r.readVector(vv)
-	if err != nil {
-		return err
-	}
+	remote := r.readVector(vv)
 	self := r.p.log.ReplicaID()
 	for _, origin := range slices.Sorted(maps.Keys(remote)) {
 		if origin == self {
@@ -127,27 +107,16 @@ func (r *peerRound) run(ctx context.Context) error {
 	return nil
 }
 
-// readVector checks the version_vector answer and records what it says
-// of the peer.
-func (r *peerRound) readVector(vv vectorReply) (map[string]int64, error) {
-	remote := make(map[string]int64, len(vv.VersionVector))
-	for o, n := range vv.VersionVector {
-		top, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil {
-			return nil, r.c.errorf(ErrPeerProtocol, "%s/sync/version_vector: top of origin %s is %s, not an integer",
-				RedactURL(r.c.base), rules.Repr(o), n)
-		}
-		remote[o] = top
+// readVector records what the version_vector answer says of the peer
+// and returns its vector.
+func (r *peerRound) readVector(vv syncwire.VersionVector[json.RawMessage]) map[string]int64 {
+	if vv.ReplicaID != "" {
+		r.res.ReplicaID = vv.ReplicaID
 	}
-	if vv.ReplicaID != nil {
-		r.res.ReplicaID = *vv.ReplicaID
-	}
-	r.res.RemoteVersionVector = remote
-	if len(vv.Profile) > 0 && string(vv.Profile) != "null" {
-		r.res.Profile = vv.Profile
-	}
+	r.res.RemoteVersionVector = vv.Vector
+	r.res.Profile = vv.Profile
 	r.res.Profiles = vv.Profiles
-	return remote, nil
+	return vv.Vector
 }
 
 // pullOrigin pulls one origin from the local top up to the peer's top,
@@ -196,11 +165,12 @@ func (r *peerRound) pullOrigin(ctx context.Context, origin string, remoteTop int
 	return nil
 }
 
-func (r *peerRound) page(ctx context.Context, origin string, after int64, limit int) (opsReply, error) {
-	var page opsReply
-	err := r.c.get(ctx, "/sync/ops", []param{
-		{"origin", origin}, {"after", strconv.FormatInt(after, 10)}, {"limit", strconv.Itoa(limit)},
-	}, &page)
+func (r *peerRound) page(ctx context.Context, origin string, after int64, limit int) (syncwire.Ops[json.RawMessage], error) {
+	var page syncwire.Ops[json.RawMessage]
+	err := r.c.get(ctx, syncwire.OpsPath, syncwire.OpsParams(origin, after, limit), func(body []byte) (err error) {
+		page, err = syncwire.DecodeOps(body)
+		return err
+	})
 	return page, err
 }
 
@@ -314,8 +284,11 @@ func (r *peerRound) fetchArtifacts(ctx context.Context, ops []store.Op) error {
 // artifact fetches one artifact. A 404, an empty answer or a record of
 // another id are origin problems.
 func (r *peerRound) artifact(ctx context.Context, id, eventID string) (store.Artifact, error) {
-	var reply artifactReply
-	err := r.c.get(ctx, "/sync/artifact", []param{{"id", id}}, &reply)
+	var record json.RawMessage
+	err := r.c.get(ctx, syncwire.ArtifactPath, syncwire.ArtifactParams(id), func(body []byte) (err error) {
+		record, err = syncwire.DecodeArtifact(body)
+		return err
+	})
 	var se *StatusError
 	if errors.As(err, &se) && se.Code == 404 {
 		r.p.m.artifact("not_found", 1)
@@ -327,13 +300,13 @@ func (r *peerRound) artifact(ctx context.Context, id, eventID string) (store.Art
 	if err != nil {
 		return store.Artifact{}, err
 	}
-	if len(reply.Artifact) == 0 || string(reply.Artifact) == "null" || string(reply.Artifact) == "{}" {
+	if len(record) == 0 || string(record) == "{}" {
 		r.p.m.artifact("not_found", 1)
 		return store.Artifact{}, originErrorf("%s: peer served event %s but not its artifact %s",
 			RedactURL(r.c.base), rules.Repr(eventID), rules.Repr(id))
 	}
 	var a store.Artifact
-	if err := json.Unmarshal(reply.Artifact, &a); err != nil || a.ID != id {
+	if err := json.Unmarshal(record, &a); err != nil || a.ID != id {
 		r.p.m.artifact("refused", 1)
 		r.st.refuse(id, r.round)
 		return store.Artifact{}, originErrorf("%s: the answer for artifact %s is not its record (retried in %d rounds)",

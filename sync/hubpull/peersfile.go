@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
 )
 
 // PeersFileName is the name of the HTTP peers file in a data dir, as in
@@ -138,11 +141,7 @@ func (e *peersFileErr) Error() string        { return e.text }
 func (e *peersFileErr) Is(target error) bool { return target == ErrPeersFile }
 
 func parsePeers(raw []byte) ([]Peer, error) {
-	text, err := pyReadText(raw)
-	if err != nil {
-		return nil, err
-	}
-	data, err := pyJSONLoads(text)
+	data, err := pyjson.Loads(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -172,29 +171,15 @@ func peersKey(data any) (any, error) {
 	case map[string]any:
 		v, ok := d["peers"]
 		if !ok {
-			return nil, &pyDecodeError{"'peers'"}
+			return nil, errors.New("'peers'")
 		}
 		return v, nil
 	case []any:
-		return nil, &pyDecodeError{"list indices must be integers or slices, not str"}
+		return nil, errors.New("list indices must be integers or slices, not str")
 	case string:
-		return nil, &pyDecodeError{"string indices must be integers, not 'str'"}
+		return nil, errors.New("string indices must be integers, not 'str'")
 	}
-	return nil, &pyDecodeError{fmt.Sprintf("'%s' object is not subscriptable", pyTypeName(data))}
-}
-
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case pyInteger:
-		return "int"
-	case pyFloat:
-		return "float"
-	}
-	return "object"
+	return nil, fmt.Errorf("'%s' object is not subscriptable", pyrepr.TypeName(data))
 }
 
 func peerEntry(e any) (Peer, error) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/rules"
 )
 
 // Log is what the HTTP puller needs from the coordination log;

@@ -77,7 +77,7 @@ const maxShownProblems = 3
 
 // PeerStatus is one row of the HTTP roster: the Python hub's estate
 // entry plus the lag. Timestamps are zero for
-// null; render them as "2006-01-02T15:04:05Z" in UTC for the Python shape.
+// null; render them with pytime.UTCOrNull for the Python shape.
 type PeerStatus struct {
 	Name string // label: name, else URL (unique)
 	URL  string // password redacted; never the token

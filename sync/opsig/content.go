@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // Domain prefixes every signed message. It names the encoding's version;

@@ -6,8 +6,8 @@
 package eventpage
 
 import (
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
-	"github.com/lsnode/lsnode/store/pyjson"
 )
 
 // Render renders a list, wait or owed answer: timed_out first when

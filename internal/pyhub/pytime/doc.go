@@ -1,0 +1,6 @@
+// Package pytime holds the Python hub's time texts: the UTC stamp of
+// created_at, advertised_at and the estate's timestamps, the stamp inside
+// event and artifact ids, and datetime.isoformat() of a local time, which
+// /statusz shows. Every layout lsnode shares with the hub is defined here
+// once (docs/compatibility.md).
+package pytime
