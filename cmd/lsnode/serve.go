@@ -15,7 +15,7 @@ import (
 
 	"github.com/lsnode/lsnode/internal/datadir"
 	"github.com/lsnode/lsnode/node"
-	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/node/auth"
 )
 
 // serveFlags are the flags of `lsnode serve`; each falls back to its
@@ -37,7 +37,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 	return &serveFlags{
 		env:       env,
 		data:      fs.String("data", envOr(def.DataDir, "LSNODE_DATA"), "data dir holding the log (env LSNODE_DATA)"),
-		httpAddr:  fs.String("http", envOr(def.HTTPAddr, "LSNODE_HTTP"), "HTTP listen address host:port (env LSNODE_HTTP)"),
+		httpAddr:  fs.String("http", envOr(def.HTTP.Addr, "LSNODE_HTTP"), "HTTP listen address host:port (env LSNODE_HTTP)"),
 		tokenFile: fs.String("token-file", envOr("", "LSNODE_TOKEN_FILE"), "file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
 		tokensFile: fs.String("tokens-file", envOr("", "LSNODE_TOKENS_FILE"),
 			"agent tokens file: per token the from_agent names it may write as and what it may read; re-read on SIGHUP (env LSNODE_TOKENS_FILE)"),
@@ -47,15 +47,15 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		tlsCA: fs.String("tls-ca", envOr("", "LSNODE_TLS_CA"),
 			"CA certificate file (PEM): mutual TLS for replication with the --tls-cert/--tls-key pair; peers need a certificate from this CA (env LSNODE_TLS_CA)"),
 		syncFull: fs.Bool("sync-full", envTruthy("LSNODE_SYNC_FULL"), "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)"),
-		sseMaxClients: fs.Int("sse-max-clients", sseMaxClientsEnv(def.SSEMaxClients),
+		sseMaxClients: fs.Int("sse-max-clients", sseMaxClientsEnv(def.HTTP.SSEMaxClients),
 			"most concurrent /logstream/stream clients; 0 refuses streams (env LSNODE_SSE_MAX_CLIENTS or MEMPALACE_SSE_MAX_CLIENTS)"),
 		allowInsecure: fs.Bool("allow-insecure-no-token", envTruthy("LSNODE_ALLOW_INSECURE_NO_TOKEN", "MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN"),
 			"allow a non-loopback bind without a token, behind a trusted fronting layer (env LSNODE_ALLOW_INSECURE_NO_TOKEN)"),
 		extraHosts: fs.String("extra-allowed-hosts", envOr("", "LSNODE_EXTRA_ALLOWED_HOSTS", "MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS"),
 			"comma-separated host or host:port values a loopback bind also accepts in Host (env LSNODE_EXTRA_ALLOWED_HOSTS)"),
-		readCacheMB: fs.Int("read-cache-mb", env.int(int(store.DefaultTailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
+		readCacheMB: fs.Int("read-cache-mb", env.int(int(def.Store.TailCacheBytes>>20), "LSNODE_READ_CACHE_MB"),
 			"MiB of the newest events kept decoded in memory to answer lists; 0 turns the cache off (env LSNODE_READ_CACHE_MB)"),
-		commitLinger: durationFlag(fs, "commit-linger", env.duration(store.DefaultCommitLinger, "LSNODE_COMMIT_LINGER"),
+		commitLinger: durationFlag(fs, "commit-linger", env.duration(def.Store.CommitLinger, "LSNODE_COMMIT_LINGER"),
 			"how long the store may hold a small transaction open for more writes, while that gathers some, so one commit carries several; 0 commits at once (env LSNODE_COMMIT_LINGER)"),
 		shutdownTimeout: durationFlag(fs, "shutdown-timeout", 10*time.Second, "how long shutdown waits for in-flight requests"),
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
@@ -92,20 +92,23 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 		return node.Config{}, err
 	}
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.TokensFile = *f.data, *f.httpAddr, token, *f.tokensFile
-	cfg.ReadOnly, cfg.SyncFull, cfg.AllowInsecureNoToken = *f.readOnly, *f.syncFull, *f.allowInsecure
-	cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = *f.tlsCert, *f.tlsKey, *f.tlsCA
-	cfg.SSEMaxClients = max(*f.sseMaxClients, 0)
-	cfg.ReadCacheBytes = -1 // 0 MiB (or fewer): off
+	cfg.DataDir, cfg.HTTP.Addr, cfg.MCP.ReadOnly = *f.data, *f.httpAddr, *f.readOnly
+	cfg.Auth = auth.Config{Token: token, TokensFile: *f.tokensFile, AllowInsecureNoToken: *f.allowInsecure,
+		TLSCertFile: *f.tlsCert, TLSKeyFile: *f.tlsKey, TLSCAFile: *f.tlsCA}
+	cfg.Store.SyncFull = *f.syncFull
+	cfg.HTTP.SSEMaxClients = max(*f.sseMaxClients, 0)
+	cfg.Store.TailCacheBytes = -1 // 0 MiB (or fewer): off
 	if *f.readCacheMB > 0 {
-		cfg.ReadCacheBytes = int64(*f.readCacheMB) << 20
+		cfg.Store.TailCacheBytes = int64(*f.readCacheMB) << 20
 	}
-	cfg.CommitLinger = -1 // 0 (or less): commit at once
+	cfg.Store.CommitLinger = -1 // 0 (or less): commit at once
 	if *f.commitLinger > 0 {
-		cfg.CommitLinger = *f.commitLinger
+		cfg.Store.CommitLinger = *f.commitLinger
 	}
-	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
-	f.cluster.apply(&cfg)
+	cfg.HTTP.ExtraAllowedHosts = splitList(*f.extraHosts)
+	if err := f.cluster.apply(&cfg); err != nil {
+		return node.Config{}, err
+	}
 	f.limits.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
 	return cfg, nil

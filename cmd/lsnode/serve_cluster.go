@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/sync/hubpull"
+	"github.com/lsnode/lsnode/sync/integrity"
 )
 
 // clusterFlags are the replication, gossip and readiness flags of
@@ -36,18 +38,18 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 		join:          fs.String("join", envOr("", "LSNODE_JOIN"), "comma-separated gossip addresses to join (env LSNODE_JOIN)"),
 		name:          fs.String("name", envOr("", "LSNODE_NAME"), "unique member name; default the host name (env LSNODE_NAME)"),
 		keyFile:       fs.String("gossip-key-file", envOr("", "LSNODE_GOSSIP_KEY_FILE"), "file of base64 AES gossip keys, one per line, first primary (env LSNODE_GOSSIP_KEY_FILE)"),
-		maxClockOffset: durationFlag(fs, "max-clock-offset", env.duration(def.MaxClockOffset, "LSNODE_MAX_CLOCK_OFFSET"),
+		maxClockOffset: durationFlag(fs, "max-clock-offset", env.duration(def.Replication.MaxClockOffset, "LSNODE_MAX_CLOCK_OFFSET"),
 			"peers further away are reported; remote stamps further ahead do not drag the clock (env LSNODE_MAX_CLOCK_OFFSET)"),
 		testClockOffset: durationFlag(fs, "test-clock-offset", env.duration(0, "LSNODE_TEST_CLOCK_OFFSET"),
 			"FOR FAULT TESTS ONLY: shift this node's wall clock (and so its HLC stamps) by this much, e.g. 2s or -1s (env LSNODE_TEST_CLOCK_OFFSET)"),
-		httpSyncInterval: durationFlag(fs, "http-sync-interval", env.duration(hubpull.ParseInterval(envOr("", "MEMPALACE_SYNC_INTERVAL"), def.HTTPSyncInterval), "LSNODE_HTTP_SYNC_INTERVAL"),
+		httpSyncInterval: durationFlag(fs, "http-sync-interval", env.duration(hubpull.ParseInterval(envOr("", "MEMPALACE_SYNC_INTERVAL"), def.HubPull.Interval), "LSNODE_HTTP_SYNC_INTERVAL"),
 			"period of the pull from the HTTP peers in <data>/peers.json (Python hubs); 0 disables (env LSNODE_HTTP_SYNC_INTERVAL or MEMPALACE_SYNC_INTERVAL seconds)"),
-		readyMaxLagOps:      fs.Int64("ready-max-lag-ops", def.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
-		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
-		readyMinAlivePeers:  fs.Int64("ready-min-alive-peers", def.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
-		httpSyncTimeout:     hubpull.ParseTimeout(envOr("", "MEMPALACE_SYNC_HTTP_TIMEOUT"), hubpull.DefaultTimeout),
+		readyMaxLagOps:      fs.Int64("ready-max-lag-ops", def.HTTP.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
+		readyMaxQuarantined: fs.Int64("ready-max-quarantined", def.HTTP.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
+		readyMinAlivePeers:  fs.Int64("ready-min-alive-peers", def.HTTP.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
+		httpSyncTimeout:     hubpull.ParseTimeout(envOr("", "MEMPALACE_SYNC_HTTP_TIMEOUT"), def.HubPull.Timeout),
 	}
-	f.unsignedOrigins = fs.String("unsigned-origins", envOr("accept", "LSNODE_UNSIGNED_ORIGINS"),
+	f.unsignedOrigins = fs.String("unsigned-origins", envOr(def.Integrity.Policy.String(), "LSNODE_UNSIGNED_ORIGINS"),
 		"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)")
 	f.rejoinInterval = durationFlag(fs, "rejoin-interval", env.duration(0, "LSNODE_REJOIN_INTERVAL"),
 		"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)")
@@ -58,19 +60,33 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 	return f
 }
 
-// apply copies the flags into a node configuration.
-func (f *clusterFlags) apply(cfg *node.Config) {
-	cfg.ClusterID, cfg.GRPCAddr, cfg.GRPCAdvertise = *f.clusterID, *f.grpcAddr, *f.grpcAdvertise
-	cfg.GossipAddr, cfg.GossipAdvertise, cfg.Name, cfg.GossipKeyFile = *f.gossip, *f.advertise, *f.name, *f.keyFile
-	cfg.RejoinInterval = *f.rejoinInterval
-	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
-	cfg.HTTPSyncInterval, cfg.HTTPSyncTimeout = *f.httpSyncInterval, f.httpSyncTimeout
-	cfg.UnsignedOrigins = *f.unsignedOrigins
-	cfg.Readiness = httpapi.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
+// apply copies the flags into a node configuration. An --unsigned-origins
+// that is neither accept nor refuse (nor empty: the default) is refused
+// here, as a failure (exit 1) like the node's own checks.
+func (f *clusterFlags) apply(cfg *node.Config) error {
+	if s := *f.unsignedOrigins; s != "" {
+		policy, err := integrity.ParseUnsignedPolicy(s)
+		if err != nil {
+			return fmt.Errorf("--unsigned-origins: want accept or refuse, got %q", s)
+		}
+		cfg.Integrity.Policy = policy
+	}
+	cfg.ClusterID = *f.clusterID
+	cfg.Replication.Addr, cfg.Replication.Advertise, cfg.Replication.Peers = *f.grpcAddr, *f.grpcAdvertise, []string(f.peers)
+	cfg.Replication.MaxClockOffset = *f.maxClockOffset
+	m := &cfg.Membership
+	m.BindAddr, m.AdvertiseAddr, m.Name, m.KeyringFile = *f.gossip, *f.advertise, *f.name, *f.keyFile
+	m.Join = splitList(*f.join)
+	if *f.rejoinInterval != 0 { // 0 keeps gossip's default
+		m.RejoinInterval = *f.rejoinInterval
+	}
+	cfg.HubPull.Interval, cfg.HubPull.Timeout = *f.httpSyncInterval, f.httpSyncTimeout
+	cfg.HTTP.Readiness = httpapi.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
 	if *f.testClockOffset != 0 {
 		cfg.Wall = offsetClock{wall: hlc.SystemClock{}, offset: *f.testClockOffset}
 	}
+	return nil
 }
 
 // offsetClock is a wall clock shifted by a fixed offset: the skewed host

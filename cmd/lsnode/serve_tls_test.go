@@ -29,8 +29,8 @@ func TestServeFlags_TLSCA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.TLSCAFile != tc.want {
-				t.Fatalf("TLSCAFile = %q, want %q", cfg.TLSCAFile, tc.want)
+			if cfg.Auth.TLSCAFile != tc.want {
+				t.Fatalf("TLSCAFile = %q, want %q", cfg.Auth.TLSCAFile, tc.want)
 			}
 		})
 	}
