@@ -14,7 +14,7 @@ import (
 func serveConfig(t *testing.T, args ...string) node.Config {
 	t.Helper()
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	f := addServeFlags(fs.FlagSet)
+	f := addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, args, false); err != nil {
 		t.Fatalf("parse %v: %v", args, err)
 	}
@@ -97,7 +97,7 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 		}
 	}
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	addServeFlags(fs.FlagSet)
+	addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, []string{"--max-streams-per-client=many"}, false); err == nil {
 		t.Fatal("a non-integer cap parsed")
 	}
@@ -115,7 +115,7 @@ func TestServeEnvRefused(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	f := addServeFlags(fs.FlagSet)
+	f := addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, nil, false); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func configCommands() []command {
+	return []command{
+		{name: "check", args: "FILE", help: "check FILE's keys, types and values as serve reads them, without the environment", run: configCheck},
+	}
+}
+
+func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runSubcommand(ctx, "config", configCommands(), args, stdout, stderr)
+}
+
+// configCheck checks FILE as `serve --config FILE` would, with no
+// variable set and no flag given, and prints one line: how many settings
+// it makes, by group. What it refuses exits 1. It reads no file the
+// configuration names: a token file stands for a token, and the TLS and
+// gossip key files are read by serve when it starts.
+func configCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("config check", stdout, stderr)
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("give one FILE")
+	}
+	path := fs.Arg(0)
+	file, err := readConfigFile(path)
+	if err != nil {
+		return err
+	}
+	serve := newFlagSet("serve", io.Discard, io.Discard)
+	f := addServeFlags(serve.FlagSet, noEnv, file)
+	if err := checkServeFlags(f); err != nil {
+		return failure(err)
+	}
+	fmt.Fprintf(stdout, "%s: ok: %s\n", path, settingsSummary(file.count()))
+	return nil
+}
+
+// checkServeFlags checks serve's flags as serve does before it starts.
+func checkServeFlags(f *serveFlags) error {
+	if err := f.checkValues(); err != nil {
+		return err
+	}
+	if _, err := parseLevel(*f.logLevel); err != nil {
+		return err
+	}
+	if _, err := f.memory.limit(); err != nil {
+		return err
+	}
+	var token string
+	if *f.tokenFile != "" {
+		token = "(the token file's)" // only whether there is one matters to Validate
+	}
+	cfg, err := f.nodeConfig(token, nil)
+	if err != nil {
+		return err
+	}
+	return cfg.Validate()
+}
+
+// settingsSummary is "3 settings: http 2, storage 1", groups in the order
+// of serve's help.
+func settingsSummary(byGroup map[string]int) string {
+	var parts []string
+	total := 0
+	for _, g := range serveFlagGroups {
+		if n := byGroup[groupKey(g)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", groupKey(g), n))
+			total += n
+		}
+	}
+	switch total {
+	case 0:
+		return "no settings; serve runs on its defaults"
+	case 1:
+		return "1 setting: " + parts[0]
+	}
+	return fmt.Sprintf("%d settings: %s", total, strings.Join(parts, ", "))
+}
+
+// failure is err as a failure (exit 1), usage error or not: the file is
+// what config check judges.
+func failure(err error) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.err
+	}
+	return err
+}
