@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
 func configCommands() []command {
 	return []command{
-		{name: "check", args: "FILE", help: "check FILE's keys, types and values as serve reads them, without the environment", run: configCheck},
+		{name: "check", args: "FILE [serve flags]", help: "check FILE's keys, types and values as `serve --config FILE [flags]` reads them, without the environment", run: configCheck},
 	}
 }
 
@@ -18,26 +19,34 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return runSubcommand(ctx, "config", configCommands(), args, stdout, stderr)
 }
 
-// configCheck checks FILE as `serve --config FILE` would, with no
-// variable set and no flag given, and prints one line: how many settings
-// it makes, by group. What it refuses exits 1. It reads no file the
-// configuration names: a token file stands for a token, and the TLS and
-// gossip key files are read by serve when it starts.
+// configCheck checks FILE as `serve --config FILE [flags]` would, with no
+// variable set, and prints one line: how many settings the file makes, by
+// group. What it refuses exits 1. The flags are those a deployment passes
+// beside the file (a --token-file on a unit's command line, say). It reads
+// no file the configuration names: a token file stands for a token, and
+// the TLS and gossip key files are read by serve when it starts.
 func configCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("config check", stdout, stderr)
-	if err := parseFlags(fs, args, true); err != nil {
-		return err
+	if slices.ContainsFunc(args, isHelp) {
+		return parseFlags(fs, []string{"-h"}, true) // the help, without serve's flags
 	}
-	if fs.NArg() != 1 {
-		return usageErrorf("give one FILE")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		// FILE comes first: a flag before it is not one of check's.
+		if err := parseFlags(fs, args, true); err != nil {
+			return err
+		}
+		return usageErrorf("give FILE, then any serve flags")
 	}
-	path := fs.Arg(0)
+	path := args[0]
 	file, err := readConfigFile(path)
 	if err != nil {
 		return err
 	}
-	serve := newFlagSet("serve", io.Discard, io.Discard)
+	serve := newFlagSet("config check", stdout, stderr)
 	f := addServeFlags(serve.FlagSet, noEnv, file)
+	if err := parseFlags(serve, args[1:], false); err != nil {
+		return err
+	}
 	if err := checkServeFlags(f); err != nil {
 		return failure(err)
 	}
