@@ -121,7 +121,6 @@ type compose struct {
 type composeService struct {
 	Image           string   `yaml:"image"`
 	Hostname        string   `yaml:"hostname"`
-	EnvFile         string   `yaml:"env_file"`
 	Command         []string `yaml:"command"`
 	Ports           []string `yaml:"ports"`
 	Volumes         []string `yaml:"volumes"`
@@ -130,6 +129,20 @@ type composeService struct {
 	DependsOn       []string `yaml:"depends_on"`
 	Restart         string   `yaml:"restart"`
 	StopGracePeriod string   `yaml:"stop_grace_period"`
+}
+
+// composeMounts are the files of a service's bind mounts from deploy/
+// ("./compose/x:/in/container[:ro]"), by their path in the container.
+func composeMounts(t *testing.T, volumes []string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, v := range volumes {
+		parts := strings.Split(v, ":")
+		if len(parts) >= 2 && strings.HasPrefix(parts[0], "./") {
+			files[parts[1]] = readFile(t, parts[0])
+		}
+	}
+	return files
 }
 
 var composeNodes = []struct{ name, hostPort string }{
@@ -159,25 +172,33 @@ func TestCompose_Nodes(t *testing.T) {
 			"name":            n.name,
 			"token-file":      "/run/secrets/lsnode_token",
 			"gossip-key-file": "/run/secrets/lsnode_gossip_key",
+			"cluster-id":      "lsnode-compose",
 		}
 		if n.name != "node1" {
 			want["join"] = "node1:7946"
 		}
+		settings := serveSettings(t, s.Command, composeMounts(t, s.Volumes))
 		for flag, v := range want {
-			if got, _ := flagValue(s.Command, flag); got != v {
+			if got := settings[flag]; got != v {
 				t.Errorf("%s: --%s=%q, want %q", n.name, flag, got, v)
 			}
 		}
+		for flag, v := range settings {
+			if _, ok := want[flag]; !ok {
+				t.Errorf("%s: unexpected setting --%s=%q", n.name, flag, v)
+			}
+		}
+		// Only what differs between the nodes is on their command lines.
 		for _, a := range s.Command {
 			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-			if _, ok := want[name]; !ok {
-				t.Errorf("%s: unexpected argument %q", n.name, a)
+			if name != "config" && name != "name" && name != "join" {
+				t.Errorf("%s: argument %q belongs in compose/lsnode.yaml", n.name, a)
 			}
 		}
 		if !slices.Equal(s.Ports, []string{"127.0.0.1:" + n.hostPort + ":8765"}) {
 			t.Errorf("%s: ports %v, want 127.0.0.1:%s:8765 only", n.name, s.Ports, n.hostPort)
 		}
-		if !slices.Equal(s.Volumes, []string{n.name + "-data:/data"}) {
+		if !slices.Equal(s.Volumes, []string{n.name + "-data:/data", "./compose/lsnode.yaml:/etc/lsnode/lsnode.yaml:ro"}) {
 			t.Errorf("%s: volumes %v", n.name, s.Volumes)
 		}
 		for _, sec := range []string{"lsnode_token", "lsnode_gossip_key"} {
@@ -185,12 +206,6 @@ func TestCompose_Nodes(t *testing.T) {
 				t.Errorf("%s: secret %s not mounted", n.name, sec)
 			}
 		}
-		if s.EnvFile != "compose/cluster.env" {
-			t.Errorf("%s: env_file %q", n.name, s.EnvFile)
-		}
-	}
-	if !strings.Contains(readFile(t, "compose/cluster.env"), "\nLSNODE_CLUSTER_ID=") {
-		t.Error("compose/cluster.env does not set LSNODE_CLUSTER_ID")
 	}
 	p := c.Services["prometheus"]
 	if p.Image != "${LSNODE_PROMETHEUS_IMAGE:-lsnode-prometheus:dev}" || !slices.Equal(p.Ports, []string{"127.0.0.1:19090:9090"}) ||

@@ -98,6 +98,13 @@ type podSpec struct {
 				Path string `yaml:"path"`
 			} `yaml:"items"`
 		} `yaml:"secret"`
+		ConfigMap *struct {
+			Name  string `yaml:"name"`
+			Items []struct {
+				Key  string `yaml:"key"`
+				Path string `yaml:"path"`
+			} `yaml:"items"`
+		} `yaml:"configMap"`
 	} `yaml:"volumes"`
 }
 
@@ -193,6 +200,13 @@ type kustomization struct {
 	Resources  []string `yaml:"resources"`
 }
 
+type configMap struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Metadata   objectMeta        `yaml:"metadata"`
+	Data       map[string]string `yaml:"data"`
+}
+
 type secret struct {
 	APIVersion string            `yaml:"apiVersion"`
 	Kind       string            `yaml:"kind"`
@@ -203,17 +217,18 @@ type secret struct {
 
 // manifests is every object of deploy/k8s/*.yaml.
 type manifests struct {
-	sts      statefulSet
-	services map[string]service
-	pdb      podDisruptionBudget
-	secret   secret
-	kust     kustomization
-	files    map[string][]string // file -> kinds
+	sts        statefulSet
+	services   map[string]service
+	pdb        podDisruptionBudget
+	secret     secret
+	configMaps map[string]configMap
+	kust       kustomization
+	files      map[string][]string // file -> kinds
 }
 
 func loadManifests(t *testing.T) manifests {
 	t.Helper()
-	m := manifests{services: map[string]service{}, files: map[string][]string{}}
+	m := manifests{services: map[string]service{}, configMaps: map[string]configMap{}, files: map[string][]string{}}
 	paths, err := filepath.Glob("k8s/*.yaml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no k8s/*.yaml: %v", err)
@@ -250,6 +265,10 @@ func loadManifests(t *testing.T) manifests {
 				nPDB++
 			case "Secret":
 				strictDecode(t, where, &node, &m.secret)
+			case "ConfigMap":
+				var cm configMap
+				strictDecode(t, where, &node, &cm)
+				m.configMaps[cm.Metadata.Name] = cm
 			case "Kustomization":
 				strictDecode(t, where, &node, &m.kust)
 			default:
@@ -284,6 +303,34 @@ func (m manifests) container(t *testing.T) container {
 		t.Fatalf("want one container named lsnode, got %d", len(cs))
 	}
 	return cs[0]
+}
+
+// mountedFiles are the files the container's ConfigMap volumes hold, by
+// their path in the container; a ConfigMap the manifests lack fails.
+func (m manifests) mountedFiles(t *testing.T, c container) map[string]string {
+	t.Helper()
+	mounts := map[string]string{}
+	for _, vm := range c.VolumeMounts {
+		mounts[vm.Name] = vm.MountPath
+	}
+	files := map[string]string{}
+	for _, v := range m.sts.Spec.Template.Spec.Volumes {
+		if v.ConfigMap == nil || mounts[v.Name] == "" {
+			continue
+		}
+		cm, ok := m.configMaps[v.ConfigMap.Name]
+		if !ok {
+			t.Fatalf("volume %s mounts ConfigMap %s, which no manifest defines", v.Name, v.ConfigMap.Name)
+		}
+		for _, it := range v.ConfigMap.Items {
+			body, ok := cm.Data[it.Key]
+			if !ok {
+				t.Fatalf("volume %s projects key %s, which ConfigMap %s lacks", v.Name, it.Key, cm.Metadata.Name)
+			}
+			files[mounts[v.Name]+"/"+it.Path] = body
+		}
+	}
+	return files
 }
 
 // flagValue returns the value of --name=value in args.
@@ -437,10 +484,12 @@ func TestK8s_Probes(t *testing.T) {
 	}
 }
 
-// TestK8s_Args checks the serve flags: the data dir is the mounted volume,
-// the name and advertised address come from the downward API, the seeds
-// are the headless Service's per-pod names, and every $(VAR) is declared
-// (Kubernetes leaves an undeclared one as it is).
+// TestK8s_Args checks the serve settings, of the args and of the
+// ConfigMap's file they name: the data dir is the mounted volume, the name
+// and advertised address come from the downward API, the seeds are the
+// headless Service's per-pod names, and every $(VAR) is declared
+// (Kubernetes leaves an undeclared one as it is, and expands none in a
+// file: what needs one stays in the args).
 func TestK8s_Args(t *testing.T) {
 	m := loadManifests(t)
 	c := m.container(t)
@@ -459,7 +508,6 @@ func TestK8s_Args(t *testing.T) {
 		"POD_NAME":      "fieldRef:metadata.name",
 		"POD_NAMESPACE": "fieldRef:metadata.namespace",
 		"POD_IP":        "fieldRef:status.podIP",
-		"LSNODE_TOKEN":  "secret:lsnode/token",
 	} {
 		if env[name] != want {
 			t.Errorf("env %s = %q, want %s", name, env[name], want)
@@ -473,6 +521,7 @@ func TestK8s_Args(t *testing.T) {
 			}
 		}
 	}
+	settings := serveSettings(t, c.Args, m.mountedFiles(t, c))
 	want := map[string]string{
 		"data":      "/data",
 		"http":      "0.0.0.0:8765",
@@ -482,14 +531,19 @@ func TestK8s_Args(t *testing.T) {
 		"advertise": "$(POD_IP):7946",
 	}
 	for name, v := range want {
-		if got, _ := flagValue(c.Args, name); got != v {
+		if got := settings[name]; got != v {
 			t.Errorf("--%s=%q, want %q", name, got, v)
 		}
 	}
-	if id, _ := flagValue(c.Args, "cluster-id"); id == "" {
+	for name, v := range settings {
+		if _, inArgs := flagValue(c.Args, name); !inArgs && ref.MatchString(v) {
+			t.Errorf("--%s=%q of the configuration file refers to a variable, which only args expand", name, v)
+		}
+	}
+	if settings["cluster-id"] == "" {
 		t.Error("no --cluster-id")
 	}
-	join, _ := flagValue(c.Args, "join")
+	join := settings["join"]
 	var seeds []string
 	for i := range m.sts.Spec.Replicas {
 		seeds = append(seeds, fmt.Sprintf("%s-%d.%s.$(POD_NAMESPACE).svc.cluster.local:7946", m.sts.Metadata.Name, i, m.sts.Spec.ServiceName))
@@ -519,7 +573,8 @@ func TestK8s_Volumes(t *testing.T) {
 	if data := mounts["/data"]; !claims[data] {
 		t.Errorf("/data is mounted from %q, want a volumeClaimTemplate (%v)", data, claims)
 	}
-	if d, _ := flagValue(c.Args, "data"); d != "/data" {
+	settings := serveSettings(t, c.Args, m.mountedFiles(t, c))
+	if d := settings["data"]; d != "/data" {
 		t.Errorf("--data=%q is not the mounted /data", d)
 	}
 	volumes := map[string]int{}
@@ -530,20 +585,31 @@ func TestK8s_Volumes(t *testing.T) {
 	if !ok || m.sts.Spec.Template.Spec.Volumes[tmp].EmptyDir == nil {
 		t.Errorf("/tmp is not an emptyDir volume (TMPDIR of the image, read-only root file system)")
 	}
-	keyFile, _ := flagValue(c.Args, "gossip-key-file")
-	dir, file := filepath.Split(keyFile)
-	i, ok := volumes[mounts[strings.TrimSuffix(dir, "/")]]
-	if !ok || m.sts.Spec.Template.Spec.Volumes[i].Secret == nil {
-		t.Fatalf("--gossip-key-file=%q is not in a mounted Secret volume", keyFile)
+	// The token and the gossip key are files of the mounted Secret.
+	var sec *struct {
+		SecretName  string `yaml:"secretName"`
+		DefaultMode int    `yaml:"defaultMode"`
+		Items       []struct {
+			Key  string `yaml:"key"`
+			Path string `yaml:"path"`
+		} `yaml:"items"`
 	}
-	sec := m.sts.Spec.Template.Spec.Volumes[i].Secret
-	if !slices.ContainsFunc(sec.Items, func(it struct {
-		Key  string `yaml:"key"`
-		Path string `yaml:"path"`
-	}) bool {
-		return it.Path == file
-	}) {
-		t.Errorf("secret volume %s does not project %s", sec.SecretName, file)
+	for _, f := range []struct{ flag, key string }{{"token-file", "token"}, {"gossip-key-file", "gossip.key"}} {
+		path := settings[f.flag]
+		dir, file := filepath.Split(path)
+		i, ok := volumes[mounts[strings.TrimSuffix(dir, "/")]]
+		if !ok || m.sts.Spec.Template.Spec.Volumes[i].Secret == nil {
+			t.Fatalf("--%s=%q is not in a mounted Secret volume", f.flag, path)
+		}
+		sec = m.sts.Spec.Template.Spec.Volumes[i].Secret
+		if !slices.ContainsFunc(sec.Items, func(it struct {
+			Key  string `yaml:"key"`
+			Path string `yaml:"path"`
+		}) bool {
+			return it.Path == file && it.Key == f.key
+		}) {
+			t.Errorf("secret volume %s does not project its key %s as %s (--%s)", sec.SecretName, f.key, file, f.flag)
+		}
 	}
 	if m.secret.Kind == "Secret" {
 		for _, it := range sec.Items {

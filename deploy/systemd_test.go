@@ -75,8 +75,6 @@ func TestSystemd_Settings(t *testing.T) {
 		"PrivateTmp":              "yes",
 		"CapabilityBoundingSet":   "",
 		"SystemCallArchitectures": "native",
-		"EnvironmentFile":         "/etc/lsnode/lsnode.env",
-		"LoadCredential":          "gossip.key:/etc/lsnode/gossip.key",
 		"KillSignal":              "SIGTERM",
 	} {
 		if got := settings[k]; !slices.Equal(got, []string{want}) {
@@ -91,16 +89,29 @@ func TestSystemd_Settings(t *testing.T) {
 	if want := []string{"AF_INET", "AF_INET6", "AF_NETLINK", "AF_UNIX"}; !slices.Equal(families, want) {
 		t.Errorf("RestrictAddressFamilies=%v, want %v", families, want)
 	}
+	// The settings, the token and the gossip key stay root-only in
+	// /etc/lsnode and reach the service as credentials.
+	creds := slices.Sorted(slices.Values(settings["LoadCredential"]))
+	if want := []string{"gossip.key:/etc/lsnode/gossip.key", "lsnode.yaml:/etc/lsnode/lsnode.yaml", "token:/etc/lsnode/token"}; !slices.Equal(creds, want) {
+		t.Errorf("LoadCredential=%q, want %q", creds, want)
+	}
+	if env := settings["EnvironmentFile"]; env != nil {
+		t.Errorf("EnvironmentFile=%q: the settings are in the configuration file", env)
+	}
 	exec := strings.Join(settings["ExecStart"], "")
-	for _, want := range []string{"--data=${STATE_DIRECTORY}", "--gossip-key-file=${CREDENTIALS_DIRECTORY}/gossip.key"} {
-		if !strings.Contains(exec, want) {
+	args := strings.Fields(exec)
+	for _, want := range []string{"--config=${CREDENTIALS_DIRECTORY}/lsnode.yaml", "--data=${STATE_DIRECTORY}",
+		"--token-file=${CREDENTIALS_DIRECTORY}/token", "--gossip-key-file=${CREDENTIALS_DIRECTORY}/gossip.key"} {
+		if !slices.Contains(args, want) {
 			t.Errorf("ExecStart=%q lacks %s", exec, want)
 		}
 	}
-	env := readFile(t, "systemd/lsnode.env.example")
-	for _, want := range []string{"LSNODE_TOKEN=", "LSNODE_HTTP=", "LSNODE_GRPC=", "LSNODE_GOSSIP=", "LSNODE_CLUSTER_ID=", "LSNODE_NAME=", "LSNODE_JOIN="} {
-		if !strings.Contains(env, "\n"+want) {
-			t.Errorf("systemd/lsnode.env.example does not set %s", want)
+	serve := serveSettings(t, args, map[string]string{
+		"${CREDENTIALS_DIRECTORY}/lsnode.yaml": readFile(t, "systemd/lsnode.yaml.example"),
+	})
+	for _, flag := range []string{"http", "grpc", "gossip", "cluster-id", "name", "join", "token-file"} {
+		if serve[flag] == "" {
+			t.Errorf("neither ExecStart nor systemd/lsnode.yaml.example sets --%s", flag)
 		}
 	}
 }

@@ -43,9 +43,10 @@ var dkNodes = []struct{ name, url string }{
 	{"node3", "http://127.0.0.1:18767"},
 }
 
-// dkServeFlags are the serve flags compose.yaml passes; a binary lacking
-// one cannot run the cluster.
-var dkServeFlags = []string{"data", "http", "grpc", "gossip", "name", "join", "token-file", "gossip-key-file"}
+// dkServeFlags are the serve settings compose.yaml passes, on the command
+// line and in compose/lsnode.yaml; a binary lacking one cannot run the
+// cluster.
+var dkServeFlags = []string{"config", "data", "http", "grpc", "gossip", "cluster-id", "name", "join", "token-file", "gossip-key-file"}
 
 // TestDockerCluster builds the lsnode and Prometheus images, starts the
 // compose cluster, and checks replication between containers, the

@@ -202,7 +202,8 @@ func (w *dpWriter) partitionRound(victim int) {
 }
 
 // dpComposeFile writes compose.yaml without Prometheus, with this test's
-// host ports and with absolute paths to the env file and secrets.
+// host ports and with absolute paths to the env file, the bind-mounted
+// files and the secrets.
 func dpComposeFile(t *testing.T, root string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "deploy", "compose.yaml"))
@@ -232,6 +233,13 @@ func dpComposeFile(t *testing.T, root string) string {
 			t.Fatalf("deploy/compose.yaml has no service node%d", i+1)
 		}
 		svc["ports"] = []any{fmt.Sprintf("127.0.0.1:%d:8765", p)}
+		if vols, ok := svc["volumes"].([]any); ok {
+			for j, v := range vols {
+				if src, rest, ok := strings.Cut(fmt.Sprint(v), ":"); ok && strings.HasPrefix(src, "./") {
+					vols[j] = abs(src) + ":" + rest
+				}
+			}
+		}
 		switch ef := svc["env_file"].(type) {
 		case string:
 			svc["env_file"] = abs(ef)

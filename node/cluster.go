@@ -37,15 +37,12 @@ type cluster struct {
 // startCluster starts replication (and gossip) when configured. It runs
 // after the HTTP listener is bound, so the announced HTTP address is real.
 func (n *Node) startCluster(ctx context.Context) error {
-	if n.cfg.GRPCAddr == "" {
+	if n.cfg.Replication.Addr == "" {
 		return nil
 	}
 	c := &cluster{self: n.store.ReplicaID()}
-	scfg := grpcpeer.DefaultConfig(n.cfg.ClusterID)
-	scfg.MaxClockOffset, scfg.Logger, scfg.Wall, scfg.Metrics = n.cfg.MaxClockOffset, n.log, n.wall, n.reg
-	scfg.Integrity = n.integrity
-	scfg.MaxMessageBytes, scfg.HandshakeTimeout = n.cfg.GRPCMaxMessageBytes, n.cfg.GRPCHandshakeTimeout
-	scfg.MaxStreamsPerConn, scfg.MaxInboundSessions = uint32(n.cfg.GRPCMaxStreamsPerConn), n.cfg.GRPCMaxSessions
+	scfg := n.cfg.replicationConfig()
+	scfg.Logger, scfg.Wall, scfg.Metrics, scfg.Integrity = n.log, n.wall, n.reg, n.integrity
 	serverOpts, err := n.replicationTLS(&scfg)
 	if err != nil {
 		return err
@@ -55,8 +52,8 @@ func (n *Node) startCluster(ctx context.Context) error {
 		return fmt.Errorf("replication: %w", err)
 	}
 	c.rep = rep
-	if c.ln, err = net.Listen("tcp", n.cfg.GRPCAddr); err != nil {
-		return fmt.Errorf("listen for replication on %s: %w", n.cfg.GRPCAddr, err)
+	if c.ln, err = net.Listen("tcp", scfg.Addr); err != nil {
+		return fmt.Errorf("listen for replication on %s: %w", scfg.Addr, err)
 	}
 	c.grpc = grpc.NewServer(append(rep.ServerOptions(), serverOpts...)...)
 	rep.RegisterGRPC(c.grpc)
@@ -73,13 +70,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 		c.stop(n)
 		return fmt.Errorf("replication: %w", err)
 	}
-	for _, p := range n.cfg.Peers {
-		if err := rep.AddPeer(p); err != nil {
-			c.stop(n)
-			return fmt.Errorf("--peer %s: %w", p, err)
-		}
-	}
-	if n.cfg.GossipAddr != "" {
+	if n.cfg.Membership.BindAddr != "" {
 		if err := n.startMembership(c); err != nil {
 			c.stop(n)
 			return err
@@ -87,7 +78,7 @@ func (n *Node) startCluster(ctx context.Context) error {
 	}
 	n.cluster = c
 	n.log.Info("replication serving", "grpc", c.ln.Addr().String(), "cluster", n.cfg.ClusterID,
-		"static_peers", len(n.cfg.Peers), "gossip", n.cfg.GossipAddr != "", "mutual_tls", n.cfg.TLSCAFile != "")
+		"static_peers", len(scfg.Peers), "gossip", n.cfg.Membership.BindAddr != "", "mutual_tls", n.cfg.Auth.TLSCAFile != "")
 	return nil
 }
 
@@ -95,14 +86,14 @@ func (n *Node) startCluster(ctx context.Context) error {
 // options for mutual TLS when --tls-ca is set; without it replication is
 // plaintext, with a warning on a non-loopback bind.
 func (n *Node) replicationTLS(scfg *grpcpeer.Config) ([]grpc.ServerOption, error) {
-	if n.cfg.TLSCAFile == "" {
-		if host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr); !auth.IsLoopbackHost(host) {
+	if n.cfg.Auth.TLSCAFile == "" {
+		if host, _, _ := net.SplitHostPort(scfg.Addr); !auth.IsLoopbackHost(host) {
 			n.log.Warn("replication is not encrypted on a non-loopback address; set --tls-ca with --tls-cert and --tls-key",
-				"grpc", n.cfg.GRPCAddr)
+				"grpc", scfg.Addr)
 		}
 		return nil, nil
 	}
-	pt, err := auth.NewPeerTLS(auth.PeerFiles{Cert: n.cfg.TLSCertFile, Key: n.cfg.TLSKeyFile, CA: n.cfg.TLSCAFile}, n.log, n.reg)
+	pt, err := auth.NewPeerTLS(n.cfg.Auth, n.log, n.reg)
 	if err != nil {
 		return nil, err
 	}
@@ -114,19 +105,15 @@ func (n *Node) replicationTLS(scfg *grpcpeer.Config) ([]grpc.ServerOption, error
 // startMembership joins the gossip cluster; members found there are
 // replicated with.
 func (n *Node) startMembership(c *cluster) error {
-	mcfg := membership.DefaultConfig(n.cfg.ClusterID)
-	mcfg.BindAddr, mcfg.AdvertiseAddr, mcfg.Name = n.cfg.GossipAddr, n.cfg.GossipAdvertise, n.cfg.Name
-	mcfg.DataDir, mcfg.Logger, mcfg.Registerer = n.cfg.DataDir, n.log, n.reg
-	if n.cfg.RejoinInterval > 0 {
-		mcfg.RejoinInterval = n.cfg.RejoinInterval
-	}
-	if n.cfg.GossipKeyFile != "" {
-		keys, err := membership.LoadKeyringFile(n.cfg.GossipKeyFile)
+	mcfg := n.cfg.membershipConfig()
+	mcfg.Logger, mcfg.Registerer = n.log, n.reg
+	if mcfg.KeyringFile != "" {
+		keys, err := membership.LoadKeyringFile(mcfg.KeyringFile)
 		if err != nil {
 			return err
 		}
 		// `lsnode keys` rotations are saved back to the file.
-		mcfg.Keyring, mcfg.KeyringFile = keys, n.cfg.GossipKeyFile
+		mcfg.Keyring = keys
 	}
 	mcfg.Meta = membership.Meta{ReplicaID: c.self, ClusterID: n.cfg.ClusterID, HTTPAddr: n.url, Version: n.cfg.Version}
 	m, err := membership.Create(mcfg, memberHandler{c: c, log: n})
@@ -139,8 +126,8 @@ func (n *Node) startMembership(c *cluster) error {
 	if err := m.UpdateMeta(meta); err != nil {
 		return fmt.Errorf("gossip metadata: %w", err)
 	}
-	if len(n.cfg.Join) > 0 {
-		if joined, err := m.Join(n.cfg.Join); err != nil {
+	if len(mcfg.Join) > 0 {
+		if joined, err := m.Join(mcfg.Join); err != nil {
 			// The rejoin loop keeps trying; a seed that is not up yet is normal.
 			n.log.Warn("gossip join incomplete; retrying in the background", "joined", joined, "err", err)
 		}
@@ -152,10 +139,10 @@ func (n *Node) startMembership(c *cluster) error {
 // one, or the bound port on the gossip advertise host when the bind host
 // is a wildcard.
 func (n *Node) grpcAdvertise(c *cluster, gossipAddr string) string {
-	if n.cfg.GRPCAdvertise != "" {
-		return n.cfg.GRPCAdvertise
+	if n.cfg.Replication.Advertise != "" {
+		return n.cfg.Replication.Advertise
 	}
-	host, _, _ := net.SplitHostPort(n.cfg.GRPCAddr)
+	host, _, _ := net.SplitHostPort(n.cfg.Replication.Addr)
 	port := strconv.Itoa(c.ln.Addr().(*net.TCPAddr).Port)
 	switch host {
 	case "", "0.0.0.0", "::":

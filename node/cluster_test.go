@@ -13,8 +13,8 @@ import (
 // timeout.
 func TestGRPCServer_HandshakeTimeout(t *testing.T) {
 	n := htStart(t, func(c *Config) {
-		c.GRPCAddr = "127.0.0.1:0"
-		c.GRPCHandshakeTimeout = 200 * time.Millisecond
+		c.Replication.Addr = "127.0.0.1:0"
+		c.Replication.HandshakeTimeout = 200 * time.Millisecond
 	})
 	conn, err := net.Dial("tcp", n.cluster.ln.Addr().String())
 	if err != nil {

@@ -13,29 +13,29 @@ import (
 // (and listeners for their ports) by Validate, before New or Start
 // touch anything.
 func TestConfig_ValidateAddresses(t *testing.T) {
-	repl := func(c *Config) { c.GRPCAddr = "127.0.0.1:0" }
-	gossip := func(c *Config) { repl(c); c.GossipAddr = "127.0.0.1:0" }
+	repl := func(c *Config) { c.Replication.Addr = "127.0.0.1:0" }
+	gossip := func(c *Config) { repl(c); c.Membership.BindAddr = "127.0.0.1:0" }
 	cases := []struct {
 		name   string
 		mutate func(*Config)
 		want   string // "" means valid
 	}{
-		{"http port out of range", func(c *Config) { c.HTTPAddr = "127.0.0.1:99999" }, `HTTPAddr "127.0.0.1:99999": port 99999 is not in 0..65535`},
-		{"http service name", func(c *Config) { c.HTTPAddr = "127.0.0.1:http" }, ""},
-		{"grpc port out of range", func(c *Config) { c.GRPCAddr = "127.0.0.1:65536" }, `--grpc "127.0.0.1:65536"`},
-		{"grpc-advertise without grpc", func(c *Config) { c.GRPCAdvertise = "10.0.0.1:8766" }, "--grpc-advertise needs --grpc"},
-		{"grpc-advertise port 0", func(c *Config) { repl(c); c.GRPCAdvertise = "10.0.0.1:0" }, "port 0 cannot be connected to"},
-		{"grpc-advertise", func(c *Config) { repl(c); c.GRPCAdvertise = "node-1.example:8766" }, ""},
-		{"gossip port out of range", func(c *Config) { repl(c); c.GossipAddr = "127.0.0.1:99999" }, "BindAddr"},
-		{"advertise not an IP", func(c *Config) { gossip(c); c.GossipAdvertise = "node-1:7946" }, "AdvertiseAddr"},
-		{"advertise IP without port", func(c *Config) { gossip(c); c.GossipAdvertise = "10.0.0.1" }, ""},
-		{"advertise without gossip", func(c *Config) { repl(c); c.GossipAdvertise = "10.0.0.1:7946" }, "--advertise needs --gossip"},
-		{"peer port out of range", func(c *Config) { repl(c); c.Peers = []string{"10.0.0.2:8766", "10.0.0.3:99999"} }, `--peer "10.0.0.3:99999"`},
-		{"peer without port", func(c *Config) { repl(c); c.Peers = []string{"10.0.0.2"} }, "missing port"},
-		{"join port out of range", func(c *Config) { gossip(c); c.Join = []string{"10.0.0.2:99999"} }, `--join "10.0.0.2:99999"`},
-		{"join without port", func(c *Config) { gossip(c); c.Join = []string{"seed.example"} }, ""},
-		{"http and grpc on one port", func(c *Config) { c.HTTPAddr, c.GRPCAddr = "127.0.0.1:8765", ":8765" }, "--http and --grpc both bind port 8765"},
-		{"grpc and gossip on one port", func(c *Config) { c.GRPCAddr, c.GossipAddr = "127.0.0.1:7946", "0.0.0.0:7946" }, "--grpc and --gossip both bind port 7946"},
+		{"http port out of range", func(c *Config) { c.HTTP.Addr = "127.0.0.1:99999" }, `HTTPAddr "127.0.0.1:99999": port 99999 is not in 0..65535`},
+		{"http service name", func(c *Config) { c.HTTP.Addr = "127.0.0.1:http" }, ""},
+		{"grpc port out of range", func(c *Config) { c.Replication.Addr = "127.0.0.1:65536" }, `--grpc "127.0.0.1:65536"`},
+		{"grpc-advertise without grpc", func(c *Config) { c.Replication.Advertise = "10.0.0.1:8766" }, "--grpc-advertise needs --grpc"},
+		{"grpc-advertise port 0", func(c *Config) { repl(c); c.Replication.Advertise = "10.0.0.1:0" }, "port 0 cannot be connected to"},
+		{"grpc-advertise", func(c *Config) { repl(c); c.Replication.Advertise = "node-1.example:8766" }, ""},
+		{"gossip port out of range", func(c *Config) { repl(c); c.Membership.BindAddr = "127.0.0.1:99999" }, "BindAddr"},
+		{"advertise not an IP", func(c *Config) { gossip(c); c.Membership.AdvertiseAddr = "node-1:7946" }, "AdvertiseAddr"},
+		{"advertise IP without port", func(c *Config) { gossip(c); c.Membership.AdvertiseAddr = "10.0.0.1" }, ""},
+		{"advertise without gossip", func(c *Config) { repl(c); c.Membership.AdvertiseAddr = "10.0.0.1:7946" }, "--advertise needs --gossip"},
+		{"peer port out of range", func(c *Config) { repl(c); c.Replication.Peers = []string{"10.0.0.2:8766", "10.0.0.3:99999"} }, `--peer "10.0.0.3:99999"`},
+		{"peer without port", func(c *Config) { repl(c); c.Replication.Peers = []string{"10.0.0.2"} }, "missing port"},
+		{"join port out of range", func(c *Config) { gossip(c); c.Membership.Join = []string{"10.0.0.2:99999"} }, `--join "10.0.0.2:99999"`},
+		{"join without port", func(c *Config) { gossip(c); c.Membership.Join = []string{"seed.example"} }, ""},
+		{"http and grpc on one port", func(c *Config) { c.HTTP.Addr, c.Replication.Addr = "127.0.0.1:8765", ":8765" }, "--http and --grpc both bind port 8765"},
+		{"grpc and gossip on one port", func(c *Config) { c.Replication.Addr, c.Membership.BindAddr = "127.0.0.1:7946", "0.0.0.0:7946" }, "--grpc and --gossip both bind port 7946"},
 		{"free ports everywhere", gossip, ""},
 	}
 	for _, tc := range cases {
@@ -68,19 +68,19 @@ func TestConfig_CheckFiles(t *testing.T) {
 	}{
 		{"no files", func(*Config) {}, ""},
 		{"gossip key file", func(c *Config) {
-			c.GRPCAddr, c.GossipAddr, c.GossipKeyFile = "127.0.0.1:0", "127.0.0.1:0", badKey
+			c.Replication.Addr, c.Membership.BindAddr, c.Membership.KeyringFile = "127.0.0.1:0", "127.0.0.1:0", badKey
 		}, "invalid gossip key"},
-		{"gossip key file without gossip", func(c *Config) { c.GossipKeyFile = badKey }, ""},
+		{"gossip key file without gossip", func(c *Config) { c.Membership.KeyringFile = badKey }, ""},
 		{"replication CA", func(c *Config) {
-			c.TLSCertFile, c.TLSKeyFile = cert, key
-			c.GRPCAddr, c.TLSCAFile = "127.0.0.1:0", filepath.Join(tmp, "missing-ca.pem")
+			c.Auth.TLSCertFile, c.Auth.TLSKeyFile = cert, key
+			c.Replication.Addr, c.Auth.TLSCAFile = "127.0.0.1:0", filepath.Join(tmp, "missing-ca.pem")
 		}, "read --tls-ca"},
 		{"https key pair", func(c *Config) {
-			c.TLSCertFile, c.TLSKeyFile = filepath.Join(tmp, "missing.pem"), filepath.Join(tmp, "missing.key")
+			c.Auth.TLSCertFile, c.Auth.TLSKeyFile = filepath.Join(tmp, "missing.pem"), filepath.Join(tmp, "missing.key")
 		}, "HTTPS key pair"},
-		{"https key is a certificate", func(c *Config) { c.TLSCertFile, c.TLSKeyFile = cert, cert }, "TLS key pair"},
+		{"https key is a certificate", func(c *Config) { c.Auth.TLSCertFile, c.Auth.TLSKeyFile = cert, cert }, "TLS key pair"},
 		{"all good", func(c *Config) {
-			c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile, c.GRPCAddr = cert, key, ca.CertFile, "127.0.0.1:0"
+			c.Auth.TLSCertFile, c.Auth.TLSKeyFile, c.Auth.TLSCAFile, c.Replication.Addr = cert, key, ca.CertFile, "127.0.0.1:0"
 		}, ""},
 	} {
 		c := DefaultConfig()

@@ -1,4 +1,5 @@
-// Package node is the composition root of one lsnode: its Config, its
+// Package node is the composition root of one lsnode: its Config (one
+// sub-config per part, each the part's own type, config.go), its
 // lifecycle (New, Start, Shutdown) and the wiring of its parts. It opens
 // the store, builds the two surfaces on it - node/httpapi (the HTTP
 // routes) and node/mcp (the MCP tools, mounted at POST /mcp) - with

@@ -14,9 +14,9 @@ func htStart(t testing.TB, mutate func(*Config)) *Node {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
-	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Registry = prometheus.NewRegistry()
-	cfg.SSEHeartbeat = time.Hour // tests that want pings shorten it
+	cfg.HTTP.SSEHeartbeat = time.Hour // tests that want pings shorten it
 	if mutate != nil {
 		mutate(&cfg)
 	}

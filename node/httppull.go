@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 	"github.com/lsnode/lsnode/node/auth"
@@ -12,21 +11,16 @@ import (
 )
 
 // startHTTPPull pulls from the Python hubs (and any HTTP peers) listed in
-// <data dir>/peers.json: one round at start, then every HTTPSyncInterval.
+// <data dir>/peers.json: one round at start, then every HubPull.Interval.
 // It runs whether or not gRPC replication is on.
 func (n *Node) startHTTPPull(ctx context.Context) error {
-	if n.cfg.HTTPSyncInterval <= 0 {
+	if n.cfg.HubPull.Interval <= 0 {
 		return nil
 	}
-	cfg := hubpull.DefaultConfig(filepath.Join(n.cfg.DataDir, hubpull.PeersFileName))
-	cfg.Interval = n.cfg.HTTPSyncInterval
-	if n.cfg.HTTPSyncTimeout != 0 {
-		cfg.Timeout = n.cfg.HTTPSyncTimeout
-	}
-	cfg.Logger, cfg.Metrics, cfg.Wall = n.log, n.reg, n.wall
-	cfg.Integrity = n.integrity
-	if n.cfg.TLSCAFile != "" {
-		tr, err := auth.MeshCATransport(n.cfg.TLSCAFile, n.log)
+	cfg := n.cfg.hubPullConfig()
+	cfg.Logger, cfg.Metrics, cfg.Wall, cfg.Integrity = n.log, n.reg, n.wall, n.integrity
+	if n.cfg.Auth.TLSCAFile != "" {
+		tr, err := auth.MeshCATransport(n.cfg.Auth.TLSCAFile, n.log)
 		if err != nil {
 			return err
 		}

@@ -12,24 +12,16 @@ import (
 // openIntegrity loads (or mints on first start) <data dir>/node.key and
 // returns the node's origin integrity: its ops signed when served, its
 // peers' verified against the keys pinned on first use, unsigned origins
-// handled by Config.UnsignedOrigins.
+// handled by Config.Integrity.Policy.
 func (n *Node) openIntegrity(ctx context.Context) (*integrity.Integrity, error) {
-	policy := integrity.UnsignedAccept
-	if n.cfg.UnsignedOrigins != "" {
-		p, err := integrity.ParseUnsignedPolicy(n.cfg.UnsignedOrigins)
-		if err != nil {
-			return nil, err
-		}
-		policy = p
-	}
 	path := filepath.Join(n.cfg.DataDir, opsig.KeyFile)
 	key, minted, err := opsig.LoadOrMintKey(path)
 	if err != nil {
 		return nil, err
 	}
-	in, err := integrity.New(ctx, integrity.Config{
-		Self: n.store.ReplicaID(), Key: key, Policy: policy, Keys: n.store, Logger: n.log, Metrics: n.reg,
-	})
+	cfg := n.cfg.Integrity
+	cfg.Self, cfg.Key, cfg.Keys, cfg.Logger, cfg.Metrics = n.store.ReplicaID(), key, n.store, n.log, n.reg
+	in, err := integrity.New(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("origin integrity: %w", err)
 	}

@@ -21,8 +21,8 @@ const keysToken = "keys-test-token"
 func gossipNode(t *testing.T, name, keyFile string) *Node {
 	t.Helper()
 	return htStart(t, func(c *Config) {
-		c.Token, c.Name, c.ClusterID = keysToken, name, "keys-test"
-		c.GRPCAddr, c.GossipAddr, c.GossipKeyFile = "127.0.0.1:0", "127.0.0.1:0", keyFile
+		c.Auth.Token, c.Membership.Name, c.ClusterID = keysToken, name, "keys-test"
+		c.Replication.Addr, c.Membership.BindAddr, c.Membership.KeyringFile = "127.0.0.1:0", "127.0.0.1:0", keyFile
 	})
 }
 
@@ -108,7 +108,7 @@ func TestKeysRoute_RefusedWithoutEncryptedGossip(t *testing.T) {
 		!strings.Contains(r.Body, "gossip is not encrypted") {
 		t.Fatalf("unencrypted gossip: %d %s", r.Status, r.Body)
 	}
-	single := htStart(t, func(c *Config) { c.Token = keysToken })
+	single := htStart(t, func(c *Config) { c.Auth.Token = keysToken })
 	if r := nodetest.Get(t, single, "/lsnode/keys", keysToken); r.Status != http.StatusConflict ||
 		!strings.Contains(r.Body, "gossip is not enabled on this node") {
 		t.Fatalf("no gossip: %d %s", r.Status, r.Body)

@@ -282,7 +282,7 @@ func benchSurface(b *testing.B, st mcp.Store) string {
 // started.
 func benchNode(b *testing.B) *Node {
 	cfg := DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
+	cfg.DataDir, cfg.HTTP.Addr, cfg.Auth.Token, cfg.Registry = b.TempDir(), "127.0.0.1:0", benchToken, prometheus.NewRegistry()
 	n, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -291,12 +291,11 @@ func benchNode(b *testing.B) *Node {
 }
 
 // benchHandlerOf is the root handler of a bench node's surfaces, bound to
-// port on loopback, serving st at POST /mcp, and the surface's
-// configuration.
-func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Config, http.Handler) {
+// port on loopback, serving st at POST /mcp, and the surface's options.
+func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Options, http.Handler) {
 	n := benchNode(b)
-	cfg := n.httpConfig("127.0.0.1", port, "http")
-	return cfg, n.surfaces(cfg, st)
+	opts := n.httpOptions("127.0.0.1", port, "http")
+	return opts, n.surfaces(opts, st)
 }
 
 // BenchmarkMCPHandler is the CPU of one tool call in the node's handler
@@ -436,6 +435,6 @@ func benchCanned(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
 	})
-	base := serveBench(b, ln, httpapi.NewHTTPServer(benchNode(b).httpConfig("127.0.0.1", 0, "http"), canned, nil))
+	base := serveBench(b, ln, httpapi.NewHTTPServer(benchNode(b).httpOptions("127.0.0.1", 0, "http"), canned, nil))
 	runBenchLoad(b, newLoadTarget(base, ""))
 }

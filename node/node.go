@@ -96,7 +96,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.mu.started || n.mu.stopped {
 		return errors.New("node: already started")
 	}
-	tlsCfg, err := auth.ServerTLS(n.cfg.TLSCertFile, n.cfg.TLSKeyFile, n.log)
+	tlsCfg, err := auth.ServerTLS(n.cfg.Auth.TLSCertFile, n.cfg.Auth.TLSKeyFile, n.log)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	})
 	n.mu.started = true
 	n.log.Info("lsnode serving", "url", n.url, "replica", n.store.ReplicaID(), "data", n.cfg.DataDir,
-		"read_only", n.cfg.ReadOnly, "auth", n.cfg.Token != "" || n.tokens != nil, "agent_tokens", n.tokenCount())
-	if n.cfg.Token == "" && n.tokens == nil && !auth.IsLoopbackHost(n.bindHost()) {
+		"read_only", n.cfg.MCP.ReadOnly, "auth", n.cfg.Auth.Token != "" || n.tokens != nil, "agent_tokens", n.tokenCount())
+	if n.cfg.Auth.Token == "" && n.tokens == nil && !auth.IsLoopbackHost(n.bindHost()) {
 		n.log.Warn("bound to a non-loopback host without a bearer token because --allow-insecure-no-token is set",
 			"host", n.bindHost())
 	}
@@ -142,20 +142,12 @@ func (n *Node) Start(ctx context.Context) (err error) {
 }
 
 func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Config{
-		Dir:            n.cfg.DataDir,
-		ReplicaID:      n.cfg.ReplicaID,
-		Wall:           n.wall,
-		SyncFull:       n.cfg.SyncFull,
-		TailCacheBytes: n.cfg.ReadCacheBytes,
-		CommitLinger:   n.cfg.CommitLinger,
-		MaxPageBytes:   n.cfg.MaxPageBytes,
-		// ReadOnly stays off in the store: a read-only node refuses writes
-		// at the MCP layer but still applies what replication brings, as
-		// the Python hub's puller does.
-		Logger:  n.log,
-		Metrics: n.reg,
-	})
+	// MCP.ReadOnly leaves the store writable: a read-only node refuses
+	// writes at the MCP layer but still applies what replication brings,
+	// as the Python hub's puller does.
+	cfg := n.cfg.storeConfig()
+	cfg.Wall, cfg.Logger, cfg.Metrics = n.wall, n.log, n.reg
+	st, err := store.Open(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", n.cfg.DataDir, err)
 	}
@@ -165,9 +157,9 @@ func (n *Node) openStore(ctx context.Context) (*store.Store, error) {
 // listen binds the HTTP address and builds the surface for the port
 // actually bound.
 func (n *Node) listen(tlsCfg *tls.Config) error {
-	ln, err := net.Listen("tcp", n.cfg.HTTPAddr)
+	ln, err := net.Listen("tcp", n.cfg.HTTP.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", n.cfg.HTTPAddr, err)
+		return fmt.Errorf("listen on %s: %w", n.cfg.HTTP.Addr, err)
 	}
 	host := n.bindHost()
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -177,8 +169,8 @@ func (n *Node) listen(tlsCfg *tls.Config) error {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
 	n.ln = ln
-	apiCfg := n.httpConfig(host, port, scheme)
-	n.srv = httpapi.NewHTTPServer(apiCfg, n.surfaces(apiCfg, n.store), tlsCfg)
+	apiOpts := n.httpOptions(host, port, scheme)
+	n.srv = httpapi.NewHTTPServer(apiOpts, n.surfaces(apiOpts, n.store), tlsCfg)
 	n.srv.RegisterOnShutdown(n.cancelDrain) // runs once the listener is closed
 	n.url = scheme + "://" + net.JoinHostPort(urlHost(host), strconv.Itoa(port))
 	return nil
@@ -186,7 +178,7 @@ func (n *Node) listen(tlsCfg *tls.Config) error {
 
 // bindHost is the host of the HTTP bind address.
 func (n *Node) bindHost() string {
-	host, _, _ := net.SplitHostPort(n.cfg.HTTPAddr)
+	host, _, _ := net.SplitHostPort(n.cfg.HTTP.Addr)
 	return host
 }
 

@@ -28,7 +28,7 @@ func TestNode_FailedStartLeavesNothingRunning(t *testing.T) {
 	}
 	defer ln.Close()
 	cfg := DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Registry = t.TempDir(), ln.Addr().String(), prometheus.NewRegistry()
+	cfg.DataDir, cfg.HTTP.Addr, cfg.Registry = t.TempDir(), ln.Addr().String(), prometheus.NewRegistry()
 	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestNode_FailedStartLeavesNothingRunning(t *testing.T) {
 		t.Fatalf("Shutdown after a failed Start: %v", err)
 	}
 	// The store was closed: the data dir opens again.
-	cfg.HTTPAddr, cfg.Registry = "127.0.0.1:0", prometheus.NewRegistry()
+	cfg.HTTP.Addr, cfg.Registry = "127.0.0.1:0", prometheus.NewRegistry()
 	n2, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 
 func TestNode_TLS(t *testing.T) {
 	certFile, keyFile, pool := selfSigned(t, t.TempDir())
-	n := htStart(t, func(c *Config) { c.TLSCertFile, c.TLSKeyFile = certFile, keyFile })
+	n := htStart(t, func(c *Config) { c.Auth.TLSCertFile, c.Auth.TLSKeyFile = certFile, keyFile })
 	if !strings.HasPrefix(n.URL(), "https://") {
 		t.Fatalf("URL %s", n.URL())
 	}
@@ -103,7 +103,7 @@ func TestNode_TLS(t *testing.T) {
 		t.Fatal("a TLS 1.1 client was served; the minimum is 1.2")
 	}
 	cfg := DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.TLSCertFile, cfg.TLSKeyFile = t.TempDir(), "127.0.0.1:0", certFile, certFile
+	cfg.DataDir, cfg.HTTP.Addr, cfg.Auth.TLSCertFile, cfg.Auth.TLSKeyFile = t.TempDir(), "127.0.0.1:0", certFile, certFile
 	bad, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

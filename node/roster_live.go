@@ -16,7 +16,7 @@ func (n *Node) liveRoster(context.Context) httpapi.Roster {
 	est := &httpapi.Estate{AgentsActive: n.store.ActiveAgents(), AgentsWindow: store.ActiveAgentsWindow}
 	est.Members = append(est.Members, n.selfRow())
 	est.Members = append(est.Members, n.cluster.memberRows()...)
-	if c := n.cluster; c != nil && c.members != nil && len(n.cfg.Join) > 0 {
+	if c := n.cluster; c != nil && c.members != nil && len(n.cfg.Membership.Join) > 0 {
 		st := c.members.JoinStatus()
 		est.Join = &httpapi.JoinStatus{Pending: st.Pending, Seeds: st.Seeds, Attempts: st.Attempts,
 			LastError: st.LastError, LastAttempt: st.LastAttempt, NextAttempt: st.NextAttempt}
@@ -30,7 +30,7 @@ func (n *Node) liveRoster(context.Context) httpapi.Roster {
 }
 
 func (n *Node) selfRow() httpapi.MemberRow {
-	row := httpapi.MemberRow{Name: n.cfg.Name, ReplicaID: n.store.ReplicaID(), HTTPAddr: n.url, State: "alive",
+	row := httpapi.MemberRow{Name: n.cfg.Membership.Name, ReplicaID: n.store.ReplicaID(), HTTPAddr: n.url, State: "alive",
 		Version: n.cfg.Version, Self: true}
 	if row.Name == "" {
 		row.Name, _ = os.Hostname()

@@ -12,45 +12,41 @@ import (
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
-// httpConfig is the HTTP surface's configuration for a bind on
-// host:port (the port actually bound).
-func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
+// httpOptions are the HTTP surface's configuration and parts for a bind
+// on host:port (the port actually bound).
+func (n *Node) httpOptions(host string, port int, scheme string) httpapi.Options {
 	c := n.cfg
 	var integrity httpapi.Integrity // none before the store is open (benchmarks)
 	if n.integrity != nil {
 		integrity = integrityState{n.integrity}
 	}
-	return httpapi.Config{
-		Version: c.Version, DataDir: c.DataDir, ReadOnly: c.ReadOnly,
-		BindHost: host, Port: port, Scheme: scheme, ExtraAllowedHosts: c.ExtraAllowedHosts,
-		SSEMaxClients: c.SSEMaxClients, SSEHeartbeat: c.SSEHeartbeat, MaxLongPoll: c.MaxLongPoll,
-		WriteTimeout: c.WriteTimeout, ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout,
-		IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes,
-		MaxStreamsPerClient: c.MaxStreamsPerClient, MaxWaitsPerClient: c.MaxWaitsPerClient, Readiness: c.Readiness,
-		Store: n.store, Auth: auth.NewAuthenticator(c.Token, n.tokens), Roster: n.liveRoster,
+	return httpapi.Options{
+		Config:  c.HTTP,
+		Version: c.Version, DataDir: c.DataDir, ReadOnly: c.MCP.ReadOnly,
+		BindHost: host, Port: port, Scheme: scheme,
+		Store: n.store, Auth: auth.NewAuthenticator(c.Auth.Token, n.tokens), Roster: n.liveRoster,
 		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity,
 		Drain: n.drain, Logger: n.log, Registry: n.reg, Wall: n.wall,
 	}
 }
 
-// surfaces builds the HTTP surface of apiCfg and the MCP tools on st,
+// surfaces builds the HTTP surface of apiOpts and the MCP tools on st,
 // mounted at POST /mcp, and returns the root handler. The tools share the
-// surface's per-client cap of waits and answer mempalace_mesh_peers with
-// its /sync/peers payload.
-func (n *Node) surfaces(apiCfg httpapi.Config, st mcp.Store) http.Handler {
-	n.api = httpapi.New(apiCfg)
+// surface's per-client cap of waits, long-poll cap and write timeout, and
+// answer mempalace_mesh_peers with its /sync/peers payload.
+func (n *Node) surfaces(apiOpts httpapi.Options, st mcp.Store) http.Handler {
+	n.api = httpapi.New(apiOpts)
 	tools := mcp.NewHandler(mcp.Options{
-		Store:    st,
-		ReadOnly: n.cfg.ReadOnly,
+		Config: n.cfg.MCP,
+		Store:  st,
 		Roster: func(ctx context.Context) (any, error) {
 			return n.api.PeersPayload(ctx), nil
 		},
 		Drain:           n.drain,
-		MaxWait:         n.cfg.MaxLongPoll,
-		WriteTimeout:    n.cfg.WriteTimeout,
+		MaxWait:         n.cfg.HTTP.MaxLongPoll,
+		WriteTimeout:    n.cfg.HTTP.WriteTimeout,
 		Waits:           n.api.Waits(),
 		Version:         n.cfg.Version,
-		MaxRequestBytes: n.cfg.MaxRequestBytes,
 		Logger:          n.log,
 		RequireIdentity: n.tokens != nil,
 		Metrics:         n.reg,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/internal/testwait"
+	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 	"github.com/lsnode/lsnode/sync/grpcpeer"
@@ -28,7 +29,7 @@ import (
 // another client waits through both doors; A's slot comes back when its
 // poll ends.
 func TestClientLimits_WaitsShareOneCap(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxWaitsPerClient = 1 })
+	n := htStart(t, func(c *Config) { c.HTTP.MaxWaitsPerClient = 1 })
 	// One long poll of client A holds its only wait slot.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -100,7 +101,7 @@ func TestClientLimits_WaitsShareOneCap(t *testing.T) {
 // TestHTTPServer_SlowBody: a body dribbled past the read timeout is
 // refused and nothing of it is stored.
 func TestHTTPServer_SlowBody(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.ReadTimeout = 300 * time.Millisecond })
+	n := htStart(t, func(c *Config) { c.HTTP.ReadTimeout = 300 * time.Millisecond })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(n.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestHTTPServer_SlowBody(t *testing.T) {
 // TestMCP_OversizeBodyStoresNothing: a write over --max-request-bytes,
 // declared or chunked, is refused with 413 and stores nothing.
 func TestMCP_OversizeBodyStoresNothing(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxRequestBytes = 2048 })
+	n := htStart(t, func(c *Config) { c.MCP.MaxRequestBytes = 2048 })
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_append","arguments":` +
 		`{"type":"t","stream":"s","room":"r","from_agent":"a","body":"` + strings.Repeat("x", 4096) + `"}}}`
 	if r := nodetest.DoFrom(t, http.DefaultClient, n, http.MethodPost, "/mcp", body); r.Status != http.StatusRequestEntityTooLarge {
@@ -159,7 +160,7 @@ func TestMCP_OversizeBodyStoresNothing(t *testing.T) {
 }
 
 func TestMCP_RequestTooLarge(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxRequestBytes = 1024 })
+	n := htStart(t, func(c *Config) { c.MCP.MaxRequestBytes = 1024 })
 	want := `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Request too large"}}`
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 2000) + `"}}`
 	r := nodetest.Do(t, n, nodetest.Req{Method: "POST", Path: "/mcp", Body: big, Header: map[string]string{"Content-Type": "application/json"}})
@@ -187,7 +188,7 @@ func TestMCP_RequestTooLarge(t *testing.T) {
 }
 
 func TestAuth_ReadOnlyKeepsReadRoutes(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.ReadOnly = true })
+	n := htStart(t, func(c *Config) { c.MCP.ReadOnly = true })
 	for _, path := range []string{"/sync/version_vector", "/sync/peers", "/logstream/events", "/statusz"} {
 		if r := nodetest.Get(t, n, path, ""); r.Status != 200 {
 			t.Errorf("%s: %d %s", path, r.Status, r.Body)
@@ -222,12 +223,12 @@ func TestAuth_ReadOnlyKeepsReadRoutes(t *testing.T) {
 // first and must get the hub's 503, not the per-client 429.
 func TestSSE_DefaultCapsAnswerTheHubs503(t *testing.T) {
 	n := htStart(t, nil)
-	for range DefaultSSEMaxClients {
+	for range httpapi.DefaultSSEMaxClients {
 		nodetest.OpenStream(t, n, "", nil)
 	}
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/stream"})
 	if r.Status != 503 || r.Header.Get("Retry-After") != "5" || r.Header.Get("Content-Length") != "0" || r.Body != "" {
-		t.Fatalf("stream %d of one client: %d %v %q", DefaultSSEMaxClients+1, r.Status, r.Header, r.Body)
+		t.Fatalf("stream %d of one client: %d %v %q", httpapi.DefaultSSEMaxClients+1, r.Status, r.Header, r.Body)
 	}
 }
 
@@ -236,7 +237,7 @@ func TestSSE_DefaultCapsAnswerTheHubs503(t *testing.T) {
 // answer, instead of waiting past the write deadline it set from
 // MaxLongPoll and dropping the connection.
 func TestMCPWaitWithinMaxLongPoll(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxLongPoll = 100 * time.Millisecond; c.WriteTimeout = 2 * time.Second })
+	n := htStart(t, func(c *Config) { c.HTTP.MaxLongPoll = 100 * time.Millisecond; c.HTTP.WriteTimeout = 2 * time.Second })
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mempalace_event_wait","arguments":{"to_agent":"nobody","timeout_ms":5000}}}`
 	r := nodetest.Do(t, n, nodetest.Req{Method: "POST", Path: "/mcp", Body: body})
 	if r.Status != 200 || !strings.Contains(r.Body, `\"timed_out\": true`) {
@@ -247,7 +248,7 @@ func TestMCPWaitWithinMaxLongPoll(t *testing.T) {
 // TestMetrics: a node given no registry makes one with the Go and
 // process collectors, and serves it with the surface's own at /metrics.
 func TestMetrics(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.Token = nodetest.SharedToken; c.Registry = nil })
+	n := htStart(t, func(c *Config) { c.Auth.Token = nodetest.SharedToken; c.Registry = nil })
 	nodetest.Get(t, n, "/healthz", "")
 	nodetest.Get(t, n, "/statusz", "")
 	r := nodetest.Get(t, n, "/metrics", nodetest.SharedToken)

@@ -24,8 +24,8 @@ func TestConfig_ValidateTLSCA(t *testing.T) {
 		name   string
 		mutate func(*Config)
 	}{
-		{"ca without key pair", func(c *Config) { c.TLSCAFile, c.GRPCAddr = "ca.pem", "127.0.0.1:0" }},
-		{"ca without grpc", func(c *Config) { c.TLSCAFile, c.TLSCertFile, c.TLSKeyFile = "ca.pem", "c.pem", "k.pem" }},
+		{"ca without key pair", func(c *Config) { c.Auth.TLSCAFile, c.Replication.Addr = "ca.pem", "127.0.0.1:0" }},
+		{"ca without grpc", func(c *Config) { c.Auth.TLSCAFile, c.Auth.TLSCertFile, c.Auth.TLSKeyFile = "ca.pem", "c.pem", "k.pem" }},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
@@ -35,7 +35,7 @@ func TestConfig_ValidateTLSCA(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	c.TLSCAFile, c.TLSCertFile, c.TLSKeyFile, c.GRPCAddr = "ca.pem", "c.pem", "k.pem", "127.0.0.1:0"
+	c.Auth.TLSCAFile, c.Auth.TLSCertFile, c.Auth.TLSKeyFile, c.Replication.Addr = "ca.pem", "c.pem", "k.pem", "127.0.0.1:0"
 	if err := c.Validate(); err != nil {
 		t.Fatalf("complete mutual TLS config: %v", err)
 	}
@@ -57,8 +57,8 @@ func TestNode_TLSMissingFiles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.DataDir, cfg.HTTPAddr, cfg.GRPCAddr = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
-			cfg.TLSCertFile, cfg.TLSKeyFile, cfg.TLSCAFile = tc.cert, tc.key, tc.caf
+			cfg.DataDir, cfg.HTTP.Addr, cfg.Replication.Addr = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
+			cfg.Auth.TLSCertFile, cfg.Auth.TLSKeyFile, cfg.Auth.TLSCAFile = tc.cert, tc.key, tc.caf
 			n, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +79,7 @@ func TestNode_TLSMissingFiles(t *testing.T) {
 func TestNode_TLSReloadsRenewedCertificate(t *testing.T) {
 	oldCA, newCA := testpki.NewCA(t, "old-ca"), testpki.NewCA(t, "new-ca")
 	cert, key := oldCA.Issue(t, "node-a")
-	n := htStart(t, func(c *Config) { c.TLSCertFile, c.TLSKeyFile = cert, key })
+	n := htStart(t, func(c *Config) { c.Auth.TLSCertFile, c.Auth.TLSKeyFile = cert, key })
 	pool, newPool := caPool(t, oldCA.CertFile), caPool(t, newCA.CertFile)
 	issuer := func(roots *x509.CertPool) (string, error) {
 		// A fresh transport per call: a reused connection would show the
@@ -134,8 +134,8 @@ func TestNode_HTTPPullTrustsMeshCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := htStart(t, func(c *Config) {
-		c.DataDir, c.GRPCAddr = dataDir, "127.0.0.1:0"
-		c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile = cert, key, ca.CertFile
+		c.DataDir, c.Replication.Addr = dataDir, "127.0.0.1:0"
+		c.Auth.TLSCertFile, c.Auth.TLSKeyFile, c.Auth.TLSCAFile = cert, key, ca.CertFile
 	})
 	testwait.Until(t, 10*time.Second, "the hub's event pulled over https", func() bool {
 		return n.Store().VersionVector()[hub.ReplicaID()] >= 1

@@ -29,8 +29,8 @@ func tkStart(t *testing.T, file string) *Node {
 	t.Helper()
 	path := nodetest.WriteTokensFile(t, file)
 	return htStart(t, func(c *Config) {
-		c.Token = nodetest.SharedToken
-		c.TokensFile = path
+		c.Auth.Token = nodetest.SharedToken
+		c.Auth.TokensFile = path
 	})
 }
 
@@ -346,7 +346,7 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"tokens": []}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n := htStart(t, func(c *Config) { c.TokensFile = path })
+	n := htStart(t, func(c *Config) { c.Auth.TokensFile = path })
 	for _, tok := range []string{"", nodetest.SharedToken, "x"} {
 		if r := nodetest.Get(t, n, "/logstream/events", tok); r.Status != http.StatusUnauthorized {
 			t.Fatalf("token %q on an empty table: %d", tok, r.Status)
@@ -368,7 +368,7 @@ func TestTokens_FileAloneAndEmptyTable(t *testing.T) {
 
 func TestTokens_ReloadKeepsTableOnError(t *testing.T) {
 	n := tkStart(t, tkFile)
-	path := n.cfg.TokensFile
+	path := n.cfg.Auth.TokensFile
 	for _, bad := range []string{`{"tokens": [`, `{"tokens": [{"token": ""}]}`, `{"tokens": [{"token": "` + nodetest.SharedToken + `"}]}`} {
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
@@ -388,7 +388,7 @@ func TestTokens_BadFileRefusedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultConfig()
-	cfg.DataDir, cfg.TokensFile = t.TempDir(), path
+	cfg.DataDir, cfg.Auth.TokensFile = t.TempDir(), path
 	_, err := New(cfg)
 	if err == nil || !strings.Contains(err.Error(), `tokens[0] ("pi"): write_as[0] "pi-["`) {
 		t.Fatalf("New: %v", err)
@@ -398,11 +398,11 @@ func TestTokens_BadFileRefusedAtStart(t *testing.T) {
 // A non-loopback bind is allowed with a tokens file and no shared token.
 func TestTokens_FileSatisfiesNonLoopbackBind(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.HTTPAddr = "0.0.0.0:0"
+	cfg.HTTP.Addr = "0.0.0.0:0"
 	if err := cfg.Validate(); err != ErrInsecureBind {
 		t.Fatalf("no token: %v", err)
 	}
-	cfg.TokensFile = "tokens.json"
+	cfg.Auth.TokensFile = "tokens.json"
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("with a tokens file: %v", err)
 	}

@@ -7,10 +7,10 @@ import (
 // loadTokens reads the tokens file of the configuration, if any; an
 // invalid file stops the node from starting.
 func (n *Node) loadTokens() error {
-	if n.cfg.TokensFile == "" {
+	if n.cfg.Auth.TokensFile == "" {
 		return nil
 	}
-	t, err := auth.OpenTokens(n.cfg.TokensFile, n.cfg.Token)
+	t, err := auth.OpenTokens(n.cfg.Auth.TokensFile, n.cfg.Auth.Token)
 	if err != nil {
 		return err
 	}

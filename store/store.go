@@ -10,9 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 
 	"github.com/lsnode/lsnode/hlc"
@@ -21,58 +19,6 @@ import (
 // DBFile is the name of the log database in a data dir (the Python hub's
 // LOGSTREAM_DB_FILENAME).
 const DBFile = "logstream.sqlite3"
-
-// Config configures Open. The zero value of every field but Dir is usable.
-type Config struct {
-	// Dir is the data dir holding logstream.sqlite3 and replica.json.
-	Dir string
-	// ReplicaID overrides replica.json; "" reads or mints it.
-	ReplicaID string
-	// Wall is the physical clock; nil means hlc.SystemClock{}.
-	Wall hlc.WallClock
-	// MaxClockOffset bounds how far ahead of local wall time a remote stamp
-	// may drag the local clock; 0 means hlc.DefaultMaxOffset.
-	MaxClockOffset time.Duration
-	// SyncFull selects PRAGMA synchronous=FULL (survives power loss) over
-	// the default NORMAL (survives a process crash; WAL).
-	SyncFull bool
-	// ReadOnly refuses every write, local or applied.
-	ReadOnly bool
-	// MaxBatch caps how many queued writes share one transaction (group
-	// commit); 0 means 256.
-	MaxBatch int
-	// CommitLinger is how long the writer may hold a transaction that
-	// stored few items open for more writes before committing it, when
-	// lingering has been gathering writes (linger.go): 0 means
-	// DefaultCommitLinger, a negative value never lingers.
-	CommitLinger time.Duration
-	// Logger receives warnings (quarantined ops, skewed clocks); nil
-	// discards.
-	Logger *slog.Logger
-	// Metrics is where the store registers its collectors; nil registers
-	// nothing.
-	Metrics prometheus.Registerer
-	// TailCacheBytes is the memory budget of the read cache of the log's
-	// newest events that List answers from; 0 means DefaultTailCacheBytes,
-	// a negative value disables the cache. Owed's cache of older events
-	// read by id holds up to a quarter of it on top.
-	TailCacheBytes int64
-	// TailCacheWarmEvents bounds how many of the newest events Open reads
-	// into the read cache (about 10 µs each at 1M events): 0 means
-	// DefaultTailCacheWarmEvents, a negative value only the budget.
-	TailCacheWarmEvents int
-	// MaxPageBytes bounds the bodies and metadata of the events one List,
-	// Wait or Owed page returns (the first event always goes): 0 means
-	// DefaultMaxPageBytes, a negative value no bound beyond the count
-	// limit. A list page cut short resumes, by cursor or event id, after
-	// its last event.
-	MaxPageBytes int
-
-	// noSearchIndex leaves the search index out of every write: the
-	// baseline the search index's write cost is measured against
-	// (bench_search_test.go). Search answers nothing then.
-	noSearchIndex bool
-}
 
 // Store is one replica's copy of the log. It is safe for concurrent use.
 type Store struct {
@@ -122,8 +68,8 @@ type Store struct {
 // Open opens (creating if needed) the log in cfg.Dir, migrates a file of
 // any era to the current schema, seeds the clock and starts the writer.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.Dir == "" {
-		return nil, errors.New("store: Config.Dir is required")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
@@ -131,8 +77,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Wall == nil {
 		cfg.Wall = hlc.SystemClock{}
 	}
-	if cfg.MaxBatch <= 0 {
-		cfg.MaxBatch = 256
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = DefaultMaxBatch
 	}
 	if cfg.CommitLinger == 0 {
 		cfg.CommitLinger = DefaultCommitLinger
@@ -156,8 +102,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, err
 		}
 		replica = id
-	} else if !ValidReplicaID(replica) {
-		return nil, fmt.Errorf("store: invalid replica id %q", replica)
 	}
 	s := &Store{
 		cfg:      cfg,

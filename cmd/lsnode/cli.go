@@ -38,6 +38,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", help: "run a node in the foreground until interrupted", run: runServe},
+		{name: "config", help: "check a configuration file of serve (check)", run: runConfig, subs: configCommands},
 		{name: "peers", help: "list a node's peers with their replication lag", run: runPeers},
 		{name: "agents", help: "list the agents a node has seen", run: runAgents},
 		{name: "status", help: "show a node's health and version vector", run: runStatus},

@@ -33,7 +33,7 @@ type clientFlags struct {
 // addClientFlags registers --addr, --token-file and --json on fs.
 func addClientFlags(fs *flag.FlagSet) *clientFlags {
 	return &clientFlags{
-		addr: fs.String("addr", envOr(defaultAddr, "LSNODE_ADDR"),
+		addr: fs.String("addr", osEnv.or(defaultAddr, "LSNODE_ADDR"),
 			"base URL of the node (env LSNODE_ADDR)"),
 		tokenFile: fs.String("token-file", os.Getenv("LSNODE_TOKEN_FILE"),
 			"file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
@@ -45,7 +45,7 @@ func addClientFlags(fs *flag.FlagSet) *clientFlags {
 
 // client builds the HTTP client of the parsed flags.
 func (f *clientFlags) client() (*nodeClient, error) {
-	token, tokenFrom, err := resolveToken(*f.tokenFile)
+	token, tokenFrom, err := resolveToken(osEnv, *f.tokenFile)
 	if err != nil {
 		return nil, err
 	}

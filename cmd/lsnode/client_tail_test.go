@@ -153,8 +153,8 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 // node's global cap (503), not taken as a final refusal.
 func TestTail_WaitsOutPerClientCap(t *testing.T) {
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr = t.TempDir(), "127.0.0.1:0"
-	cfg.MaxStreamsPerClient = 1
+	cfg.DataDir, cfg.HTTP.Addr = t.TempDir(), "127.0.0.1:0"
+	cfg.HTTP.MaxStreamsPerClient = 1
 	n := startNodeWith(t, cfg)
 	resp, err := http.Get(n.URL() + "/logstream/stream") // takes the client's one slot
 	if err != nil {

@@ -28,7 +28,7 @@ func appendInput(body string) store.AppendInput {
 func startNode(t *testing.T, dir, addr, token string) *node.Node {
 	t.Helper()
 	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.HTTPAddr, cfg.Token = dir, addr, token
+	cfg.DataDir, cfg.HTTP.Addr, cfg.Auth.Token = dir, addr, token
 	return startNodeWith(t, cfg)
 }
 

@@ -133,8 +133,8 @@ func eventsAppend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	if len(artifacts) > 0 {
-		call["artifact_ids"] = []string(artifacts)
+	if len(artifacts.values) > 0 {
+		call["artifact_ids"] = artifacts.values
 	}
 	return writeCall(ctx, cf, "mempalace_event_append", call, stdout)
 }

@@ -43,9 +43,21 @@ func wantDuration(v string) string {
 	return "a duration with a unit, such as 30s or 5m"
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
+// stringList is a repeatable string flag. Its first value given on the
+// command line replaces the values it started with when replace is set,
+// and adds to them otherwise.
+type stringList struct {
+	values  []string
+	replace bool
+}
 
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-func (l *stringList) typeName() string   { return "string" }
+func (l *stringList) String() string   { return strings.Join(l.values, ",") }
+func (l *stringList) typeName() string { return "string" }
+
+func (l *stringList) Set(v string) error {
+	if l.replace {
+		l.values, l.replace = nil, false
+	}
+	l.values = append(l.values, v)
+	return nil
+}

@@ -81,7 +81,7 @@ func TestHelp_SubcommandsListFlags(t *testing.T) {
 func TestServeHelp_EveryFlagInOneGroup(t *testing.T) {
 	clearEnv(t)
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addServeFlags(fs)
+	addServeFlags(fs, osEnv, nil)
 	seen := map[string]string{}
 	for _, g := range serveFlagGroups {
 		if len(g.flags) == 0 {
@@ -172,7 +172,7 @@ func TestFlagErrors_OneLine(t *testing.T) {
 func TestDurationFlags_WantAUnit(t *testing.T) {
 	clearEnv(t)
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addServeFlags(fs)
+	addServeFlags(fs, osEnv, nil)
 	n := 0
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, ok := f.Value.(*durationValue); !ok {
@@ -180,7 +180,7 @@ func TestDurationFlags_WantAUnit(t *testing.T) {
 		}
 		n++
 		serve := newFlagSet("serve", io.Discard, io.Discard)
-		addServeFlags(serve.FlagSet)
+		addServeFlags(serve.FlagSet, osEnv, nil)
 		err := serve.Set(f.Name, "300")
 		if err == nil || err.Error() != "want a duration with a unit, such as 300s or 300ms" {
 			t.Errorf("--%s 300: %v", f.Name, err)

@@ -16,12 +16,12 @@ func TestServePythonSyncEnv(t *testing.T) {
 	t.Setenv("LSNODE_HTTP_SYNC_INTERVAL", "")
 	t.Setenv("MEMPALACE_SYNC_HTTP_TIMEOUT", "2.5")
 	t.Setenv("MEMPALACE_SYNC_INTERVAL", "0")
-	if cfg := serveConfig(t); cfg.HTTPSyncTimeout != 2500*time.Millisecond || cfg.HTTPSyncInterval != 0 {
-		t.Fatalf("env values not read: timeout %s, interval %s", cfg.HTTPSyncTimeout, cfg.HTTPSyncInterval)
+	if cfg := serveConfig(t); cfg.HubPull.Timeout != 2500*time.Millisecond || cfg.HubPull.Interval != 0 {
+		t.Fatalf("env values not read: timeout %s, interval %s", cfg.HubPull.Timeout, cfg.HubPull.Interval)
 	}
 	t.Setenv("MEMPALACE_SYNC_HTTP_TIMEOUT", "soon")
 	t.Setenv("MEMPALACE_SYNC_INTERVAL", "often")
-	if cfg := serveConfig(t); cfg.HTTPSyncTimeout != hubpull.DefaultTimeout || cfg.HTTPSyncInterval != node.DefaultHTTPSyncInterval {
-		t.Fatalf("garbage should fall back to the defaults: timeout %s, interval %s", cfg.HTTPSyncTimeout, cfg.HTTPSyncInterval)
+	if cfg := serveConfig(t); cfg.HubPull.Timeout != hubpull.DefaultTimeout || cfg.HubPull.Interval != node.DefaultConfig().HubPull.Interval {
+		t.Fatalf("garbage should fall back to the defaults: timeout %s, interval %s", cfg.HubPull.Timeout, cfg.HubPull.Interval)
 	}
 }

@@ -15,5 +15,5 @@ var serveFlagGroups = []flagGroup{
 		"max-waits-per-client", "grpc-max-message-bytes", "grpc-max-streams-per-conn", "grpc-max-sessions",
 		"grpc-handshake-timeout", "memory-limit"}},
 	{"storage", []string{"data", "sync-full", "read-cache-mb", "commit-linger"}},
-	{"general", []string{"log-level"}},
+	{"general", []string{"config", "log-level"}},
 }

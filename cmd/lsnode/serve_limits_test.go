@@ -14,7 +14,7 @@ import (
 func serveConfig(t *testing.T, args ...string) node.Config {
 	t.Helper()
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	f := addServeFlags(fs.FlagSet)
+	f := addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, args, false); err != nil {
 		t.Fatalf("parse %v: %v", args, err)
 	}
@@ -28,23 +28,23 @@ func serveConfig(t *testing.T, args ...string) node.Config {
 func TestServeLimitFlags(t *testing.T) {
 	def := serveConfig(t)
 	want := node.DefaultConfig()
-	if def.ReadHeaderTimeout != want.ReadHeaderTimeout || def.ReadTimeout != want.ReadTimeout ||
-		def.IdleTimeout != want.IdleTimeout || def.WriteTimeout != want.WriteTimeout || def.MaxLongPoll != want.MaxLongPoll ||
-		def.MaxRequestBytes != want.MaxRequestBytes || def.MaxHeaderBytes != want.MaxHeaderBytes || def.MaxPageBytes != want.MaxPageBytes ||
-		def.MaxStreamsPerClient != want.MaxStreamsPerClient || def.MaxWaitsPerClient != want.MaxWaitsPerClient ||
-		def.GRPCMaxMessageBytes != want.GRPCMaxMessageBytes || def.GRPCMaxStreamsPerConn != want.GRPCMaxStreamsPerConn ||
-		def.GRPCHandshakeTimeout != want.GRPCHandshakeTimeout || def.GRPCMaxSessions != want.GRPCMaxSessions {
+	if def.HTTP.ReadHeaderTimeout != want.HTTP.ReadHeaderTimeout || def.HTTP.ReadTimeout != want.HTTP.ReadTimeout ||
+		def.HTTP.IdleTimeout != want.HTTP.IdleTimeout || def.HTTP.WriteTimeout != want.HTTP.WriteTimeout || def.HTTP.MaxLongPoll != want.HTTP.MaxLongPoll ||
+		def.MCP.MaxRequestBytes != want.MCP.MaxRequestBytes || def.HTTP.MaxHeaderBytes != want.HTTP.MaxHeaderBytes || def.Store.MaxPageBytes != want.Store.MaxPageBytes ||
+		def.HTTP.MaxStreamsPerClient != want.HTTP.MaxStreamsPerClient || def.HTTP.MaxWaitsPerClient != want.HTTP.MaxWaitsPerClient ||
+		def.Replication.MaxMessageBytes != want.Replication.MaxMessageBytes || def.Replication.MaxStreamsPerConn != want.Replication.MaxStreamsPerConn ||
+		def.Replication.HandshakeTimeout != want.Replication.HandshakeTimeout || def.Replication.MaxInboundSessions != want.Replication.MaxInboundSessions {
 		t.Fatalf("defaults differ from node.DefaultConfig: %+v", def)
 	}
 	cfg := serveConfig(t, "--http-read-header-timeout=3s", "--http-read-timeout=7s", "--http-idle-timeout=11s",
 		"--http-write-timeout=13s", "--max-long-poll=17s", "--max-request-bytes=1048576", "--max-header-bytes=8192",
 		"--max-page-bytes=2097152", "--max-streams-per-client=2", "--max-waits-per-client=5",
 		"--grpc-max-message-bytes=16777216", "--grpc-max-streams-per-conn=4", "--grpc-handshake-timeout=3s", "--grpc-max-sessions=9")
-	if cfg.ReadHeaderTimeout != 3*time.Second || cfg.ReadTimeout != 7*time.Second || cfg.IdleTimeout != 11*time.Second ||
-		cfg.WriteTimeout != 13*time.Second || cfg.MaxLongPoll != 17*time.Second || cfg.MaxRequestBytes != 1<<20 ||
-		cfg.MaxHeaderBytes != 8192 || cfg.MaxPageBytes != 2<<20 || cfg.MaxStreamsPerClient != 2 || cfg.MaxWaitsPerClient != 5 ||
-		cfg.GRPCMaxMessageBytes != 16<<20 || cfg.GRPCMaxStreamsPerConn != 4 || cfg.GRPCHandshakeTimeout != 3*time.Second ||
-		cfg.GRPCMaxSessions != 9 {
+	if cfg.HTTP.ReadHeaderTimeout != 3*time.Second || cfg.HTTP.ReadTimeout != 7*time.Second || cfg.HTTP.IdleTimeout != 11*time.Second ||
+		cfg.HTTP.WriteTimeout != 13*time.Second || cfg.HTTP.MaxLongPoll != 17*time.Second || cfg.MCP.MaxRequestBytes != 1<<20 ||
+		cfg.HTTP.MaxHeaderBytes != 8192 || cfg.Store.MaxPageBytes != 2<<20 || cfg.HTTP.MaxStreamsPerClient != 2 || cfg.HTTP.MaxWaitsPerClient != 5 ||
+		cfg.Replication.MaxMessageBytes != 16<<20 || cfg.Replication.MaxStreamsPerConn != 4 || cfg.Replication.HandshakeTimeout != 3*time.Second ||
+		cfg.Replication.MaxInboundSessions != 9 {
 		t.Fatalf("flags not applied: %+v", cfg)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -63,16 +63,16 @@ func TestServeLimitEnv(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	cfg := serveConfig(t)
-	if cfg.ReadHeaderTimeout != 2*time.Second || cfg.ReadTimeout != 4*time.Second || cfg.IdleTimeout != 6*time.Second ||
-		cfg.WriteTimeout != 8*time.Second || cfg.MaxLongPoll != 9*time.Second || cfg.MaxRequestBytes != 4096 ||
-		cfg.MaxHeaderBytes != 5000 || cfg.MaxPageBytes != 3000000 || cfg.MaxStreamsPerClient != 1 || cfg.MaxWaitsPerClient != 0 ||
-		cfg.GRPCMaxMessageBytes != 9000000 || cfg.GRPCMaxStreamsPerConn != 2 || cfg.GRPCHandshakeTimeout != time.Second ||
-		cfg.GRPCMaxSessions != 7 {
+	if cfg.HTTP.ReadHeaderTimeout != 2*time.Second || cfg.HTTP.ReadTimeout != 4*time.Second || cfg.HTTP.IdleTimeout != 6*time.Second ||
+		cfg.HTTP.WriteTimeout != 8*time.Second || cfg.HTTP.MaxLongPoll != 9*time.Second || cfg.MCP.MaxRequestBytes != 4096 ||
+		cfg.HTTP.MaxHeaderBytes != 5000 || cfg.Store.MaxPageBytes != 3000000 || cfg.HTTP.MaxStreamsPerClient != 1 || cfg.HTTP.MaxWaitsPerClient != 0 ||
+		cfg.Replication.MaxMessageBytes != 9000000 || cfg.Replication.MaxStreamsPerConn != 2 || cfg.Replication.HandshakeTimeout != time.Second ||
+		cfg.Replication.MaxInboundSessions != 7 {
 		t.Fatalf("env not applied: %+v", cfg)
 	}
 	// A flag beats its variable.
-	if cfg := serveConfig(t, "--max-waits-per-client=3"); cfg.MaxWaitsPerClient != 3 {
-		t.Fatalf("flag did not win over env: %d", cfg.MaxWaitsPerClient)
+	if cfg := serveConfig(t, "--max-waits-per-client=3"); cfg.HTTP.MaxWaitsPerClient != 3 {
+		t.Fatalf("flag did not win over env: %d", cfg.HTTP.MaxWaitsPerClient)
 	}
 }
 
@@ -97,7 +97,7 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 		}
 	}
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	addServeFlags(fs.FlagSet)
+	addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, []string{"--max-streams-per-client=many"}, false); err == nil {
 		t.Fatal("a non-integer cap parsed")
 	}
@@ -115,7 +115,7 @@ func TestServeEnvRefused(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	fs := newFlagSet("serve", io.Discard, io.Discard)
-	f := addServeFlags(fs.FlagSet)
+	f := addServeFlags(fs.FlagSet, osEnv, nil)
 	if err := parseFlags(fs, nil, false); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestServeEnvRefused(t *testing.T) {
 	}
 	cfg := serveConfig(t, "--max-long-poll=1m", "--grpc-max-sessions=4", "--commit-linger=2ms", "--read-cache-mb=32",
 		"--max-clock-offset=500ms", "--http-sync-interval=5s")
-	if cfg.MaxLongPoll != time.Minute || cfg.GRPCMaxSessions != 4 {
+	if cfg.HTTP.MaxLongPoll != time.Minute || cfg.Replication.MaxInboundSessions != 4 {
 		t.Fatalf("flags given over bad variables: %+v", cfg)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,10 +21,10 @@ const defaultMemoryLimit = 160 << 20
 // ("160MiB", "1GiB", "200000000"), or "off".
 type memoryLimitFlag struct{ text *string }
 
-func addMemoryLimitFlag(fs *flag.FlagSet) memoryLimitFlag {
-	def := envOr(formatSize(defaultMemoryLimit), "LSNODE_MEMORY_LIMIT")
-	return memoryLimitFlag{fs.String("memory-limit", def,
-		"soft limit of the Go runtime's memory (e.g. 160MiB, 1GiB, off); GOMEMLIMIT, when set, wins (env LSNODE_MEMORY_LIMIT)")}
+func addMemoryLimitFlag(e *serveEnv) memoryLimitFlag {
+	return memoryLimitFlag{e.String("memory-limit", formatSize(defaultMemoryLimit),
+		"soft limit of the Go runtime's memory (e.g. 160MiB, 1GiB, off); GOMEMLIMIT, when set, wins (env LSNODE_MEMORY_LIMIT)",
+		"LSNODE_MEMORY_LIMIT")}
 }
 
 // apply sets the runtime's soft memory limit and logs it. A GOMEMLIMIT in
@@ -35,9 +34,9 @@ func (f memoryLimitFlag) apply(logger *slog.Logger) error {
 		logger.Info("memory limit from GOMEMLIMIT", "limit", v)
 		return nil
 	}
-	limit, err := parseSize(*f.text)
+	limit, err := f.limit()
 	if err != nil {
-		return usageErrorf("--memory-limit %q: %v", *f.text, err)
+		return err
 	}
 	if limit == 0 {
 		return nil
@@ -45,6 +44,15 @@ func (f memoryLimitFlag) apply(logger *slog.Logger) error {
 	debug.SetMemoryLimit(limit)
 	logger.Info("memory limit", "limit", formatSize(limit))
 	return nil
+}
+
+// limit is the flag's byte count; 0 is no limit.
+func (f memoryLimitFlag) limit() (int64, error) {
+	limit, err := parseSize(*f.text)
+	if err != nil {
+		return 0, usageErrorf("--memory-limit %q: %v", *f.text, err)
+	}
+	return limit, nil
 }
 
 // sizeUnits are the suffixes GOMEMLIMIT accepts, largest first.

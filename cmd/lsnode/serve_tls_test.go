@@ -21,7 +21,7 @@ func TestServeFlags_TLSCA(t *testing.T) {
 			t.Setenv("LSNODE_TLS_CA", tc.env)
 			t.Setenv("LSNODE_TOKEN_FILE", "")
 			fs := newFlagSet("serve", io.Discard, io.Discard)
-			f := addServeFlags(fs.FlagSet)
+			f := addServeFlags(fs.FlagSet, osEnv, nil)
 			if err := parseFlags(fs, tc.args, false); err != nil {
 				t.Fatal(err)
 			}
@@ -29,8 +29,8 @@ func TestServeFlags_TLSCA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.TLSCAFile != tc.want {
-				t.Fatalf("TLSCAFile = %q, want %q", cfg.TLSCAFile, tc.want)
+			if cfg.Auth.TLSCAFile != tc.want {
+				t.Fatalf("TLSCAFile = %q, want %q", cfg.Auth.TLSCAFile, tc.want)
 			}
 		})
 	}

@@ -44,11 +44,7 @@ type Boundary struct {
 	Why     string
 }
 
-// Rules are the layout rules of the repository. To add one, add an entry:
-// "cmd imports no store" is {Packages: cmd/..., Forbid: store/...,
-// Reach: Direct} (cmd reaches the store through node, which is allowed);
-// "nothing below cmd reads the environment" is {Packages: the module's
-// "/...", Except: cmd/..., Calls: os.Getenv and os.LookupEnv}.
+// Rules are the layout rules of the repository. To add one, add an entry.
 var Rules = []Rule{
 	{
 		Name:     "the sync core does no network or file I/O",
@@ -84,5 +80,22 @@ var Rules = []Rule{
 		Packages: []string{module + "/internal/pyhub/..."},
 		Forbid:   []string{module + "/store/...", module + "/node/...", module + "/sync/...", module + "/proto/..."},
 		Reach:    Through,
+	},
+	{
+		// The CLI turns flags, variables and files into node.Config; the
+		// packages it configures take their settings from it alone.
+		Name:     "nothing below cmd reads the environment",
+		Packages: []string{module + "/..."},
+		Except:   []string{module + "/cmd/..."},
+		Calls:    []string{"os.Getenv", "os.LookupEnv", "os.Environ"},
+	},
+	{
+		// The CLI configures and reads the store through node (node.Config,
+		// the HTTP API); it reaches the store through node, which is
+		// allowed, never by importing it.
+		Name:     "cmd imports no store",
+		Packages: []string{module + "/cmd/..."},
+		Forbid:   []string{module + "/store/..."},
+		Reach:    Direct,
 	},
 }

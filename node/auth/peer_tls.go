@@ -39,26 +39,22 @@ type peerMaterial struct {
 	pool *x509.CertPool
 }
 
-// PeerFiles are the files of replication's mutual TLS: the node's key
-// pair (--tls-cert, --tls-key) and the mesh CA (--tls-ca).
-type PeerFiles struct {
-	Cert, Key, CA string
-}
-
-// NewPeerTLS reads the files once; an error here stops the node.
-func NewPeerTLS(f PeerFiles, log *slog.Logger, reg prometheus.Registerer) (*PeerTLS, error) {
+// NewPeerTLS reads the files of c's mutual TLS once (the key pair of
+// TLSCertFile/TLSKeyFile and the mesh CA of TLSCAFile); an error here
+// stops the node.
+func NewPeerTLS(c Config, log *slog.Logger, reg prometheus.Registerer) (*PeerTLS, error) {
 	t := &PeerTLS{log: log.With("component", "replication-tls")}
 	files, err := newReloading("replication TLS", t.log, func() (peerMaterial, error) {
-		cert, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		cert, err := tls.LoadX509KeyPair(c.TLSCertFile, c.TLSKeyFile)
 		if err != nil {
 			return peerMaterial{}, fmt.Errorf("replication TLS: load --tls-cert/--tls-key: %w", err)
 		}
-		pool, err := LoadCAPool(f.CA)
+		pool, err := LoadCAPool(c.TLSCAFile)
 		if err != nil {
 			return peerMaterial{}, err
 		}
 		return peerMaterial{cert: &cert, pool: pool}, nil
-	}, f.Cert, f.Key, f.CA)
+	}, c.TLSCertFile, c.TLSKeyFile, c.TLSCAFile)
 	if err != nil {
 		return nil, err
 	}

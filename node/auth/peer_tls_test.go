@@ -55,7 +55,7 @@ type tlsFiles struct{ cert, key, ca string }
 func newTLSSide(t *testing.T, f tlsFiles) *tlsSide {
 	t.Helper()
 	s := &tlsSide{logs: &logBuffer{}, reg: prometheus.NewRegistry()}
-	pt, err := NewPeerTLS(PeerFiles{Cert: f.cert, Key: f.key, CA: f.ca}, slog.New(slog.NewTextHandler(s.logs, nil)), s.reg)
+	pt, err := NewPeerTLS(Config{TLSCertFile: f.cert, TLSKeyFile: f.key, TLSCAFile: f.ca}, slog.New(slog.NewTextHandler(s.logs, nil)), s.reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestPeerTLS_StartupErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewPeerTLS(PeerFiles{Cert: tc.cert, Key: tc.key, CA: tc.ca}, slog.New(slog.NewTextHandler(&logBuffer{}, nil)), prometheus.NewRegistry())
+			_, err := NewPeerTLS(Config{TLSCertFile: tc.cert, TLSKeyFile: tc.key, TLSCAFile: tc.ca}, slog.New(slog.NewTextHandler(&logBuffer{}, nil)), prometheus.NewRegistry())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}

@@ -92,7 +92,7 @@ func TestAuth_UnauthorizedPage(t *testing.T) {
 }
 
 func TestAuth_HostPinAndOrigin(t *testing.T) {
-	n := htStart(t, func(c *Config) {
+	n := htStart(t, func(c *Options) {
 		withToken(c)
 		c.ExtraAllowedHosts = []string{"proxy.example", "other.example:9"}
 	})

@@ -24,7 +24,7 @@ func (c *ClientSlots) held(key string) int {
 }
 
 func TestClientLimits_StreamsPerClient(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxStreamsPerClient = 1 })
+	n := htStart(t, func(c *Options) { c.MaxStreamsPerClient = 1 })
 	first := nodetest.OpenStream(t, n, "", nil)
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/stream"})
 	want := `{"error": "too many concurrent streams from this client (limit 1); retry after 5 s"}`
@@ -60,7 +60,7 @@ func TestClientLimits_StreamsPerClient(t *testing.T) {
 // TestClientLimits_WaitsShareOneCap holds mempalace_event_wait to the
 // same slots.)
 func TestClientLimits_WaitsPerClient(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.MaxWaitsPerClient = 1 })
+	n := htStart(t, func(c *Options) { c.MaxWaitsPerClient = 1 })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	held := make(chan error, 1)
@@ -103,7 +103,7 @@ func TestClientLimits_WaitsPerClient(t *testing.T) {
 // TestHTTPServer_Slowloris: a client that dribbles its headers is
 // disconnected after the header timeout, while other clients are served.
 func TestHTTPServer_Slowloris(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.ReadHeaderTimeout = 200 * time.Millisecond })
+	n := htStart(t, func(c *Options) { c.ReadHeaderTimeout = 200 * time.Millisecond })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(n.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestHTTPServer_Slowloris(t *testing.T) {
 // TestHTTPServer_ReadTimeoutSparesResponses: streams and long polls
 // outlive the read timeout; it bounds requests only.
 func TestHTTPServer_ReadTimeoutSparesResponses(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.ReadTimeout = 100 * time.Millisecond })
+	n := htStart(t, func(c *Options) { c.ReadTimeout = 100 * time.Millisecond })
 	s := nodetest.OpenStream(t, n, "", nil)
 	start := time.Now()
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/events?wait_ms=600"})
@@ -159,7 +159,7 @@ func TestHTTPServer_ReadTimeoutSparesResponses(t *testing.T) {
 // TestHTTPServer_IdleAndHeaderLimits: an idle keep-alive connection is
 // closed after the idle timeout; a header block over the cap gets 431.
 func TestHTTPServer_IdleAndHeaderLimits(t *testing.T) {
-	n := htStart(t, func(c *Config) {
+	n := htStart(t, func(c *Options) {
 		c.IdleTimeout = 200 * time.Millisecond
 		c.MaxHeaderBytes = 4 << 10
 	})

@@ -47,22 +47,21 @@ var mcpStandIn = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 })
 
-// testConfig is the node's default configuration of the surface
-// (node.DefaultConfig), with a heartbeat long enough that only tests that
-// want pings see them.
-func testConfig(t testing.TB) Config {
-	return Config{
-		Version: "dev", DataDir: t.TempDir(), BindHost: "127.0.0.1", Scheme: "http",
-		SSEMaxClients: 8, SSEHeartbeat: time.Hour, MaxLongPoll: 300 * time.Second, WriteTimeout: 60 * time.Second,
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second,
-		MaxHeaderBytes: 64 << 10, MaxStreamsPerClient: 8, MaxWaitsPerClient: 64, Readiness: DefaultReadyThresholds(),
+// testConfig is the surface with its default configuration
+// (DefaultConfig), with a heartbeat long enough that only tests that want
+// pings see them.
+func testConfig(t testing.TB) Options {
+	o := Options{
+		Config: DefaultConfig(), Version: "dev", DataDir: t.TempDir(), BindHost: "127.0.0.1", Scheme: "http",
 		Logger: nodetest.DiscardLogger(), Registry: prometheus.NewRegistry(), Wall: hlc.SystemClock{},
 	}
+	o.SSEHeartbeat = time.Hour
+	return o
 }
 
 // htStart serves the surface of testConfig adjusted by mutate, on a store
 // of its own unless mutate names one, and stops it when the test ends.
-func htStart(t testing.TB, mutate func(*Config)) *testServer {
+func htStart(t testing.TB, mutate func(*Options)) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,7 +100,7 @@ func htStart(t testing.TB, mutate func(*Config)) *testServer {
 }
 
 // withToken requires the shared token.
-func withToken(c *Config) { c.Auth = auth.NewAuthenticator(nodetest.SharedToken, nil) }
+func withToken(c *Options) { c.Auth = auth.NewAuthenticator(nodetest.SharedToken, nil) }
 
 // tkStart serves the surface with the shared token and the tokens file
 // of the token tests (nodetest.TokensFile).
@@ -111,5 +110,5 @@ func tkStart(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return htStart(t, func(c *Config) { c.Auth = auth.NewAuthenticator(nodetest.SharedToken, tokens) })
+	return htStart(t, func(c *Options) { c.Auth = auth.NewAuthenticator(nodetest.SharedToken, tokens) })
 }

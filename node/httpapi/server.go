@@ -19,7 +19,7 @@ import (
 // read routes, and the mount point of POST /mcp. Build it with New, then
 // serve Handler with the settings of NewHTTPServer.
 type Server struct {
-	cfg     Config
+	cfg     Options
 	store   Log
 	wall    hlc.WallClock
 	drain   context.Context // cancelled when shutdown begins
@@ -39,7 +39,7 @@ type Server struct {
 
 // New builds the surface of cfg and registers its collectors on
 // cfg.Registry; it serves nothing until Handler is served.
-func New(cfg Config) *Server {
+func New(cfg Options) *Server {
 	m := newHTTPMetrics(cfg.Registry)
 	name, _ := os.Hostname()
 	drain := cfg.Drain
@@ -207,7 +207,7 @@ func (s *Server) recovered(sw *statusWriter, r *http.Request, p any) {
 // bounded timeouts and header size of cfg. SSE and long polls lift their
 // own write deadline; the read deadline covers only reading the request
 // (net/http lifts it once the body is read), so it never cuts a stream.
-func NewHTTPServer(cfg Config, h http.Handler, tlsCfg *tls.Config) *http.Server {
+func NewHTTPServer(cfg Options, h http.Handler, tlsCfg *tls.Config) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,

@@ -174,7 +174,7 @@ func TestSSE_BadRequestsAre400BeforeStreaming(t *testing.T) {
 }
 
 func TestSSE_HeartbeatAfterIdleInterval(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.SSEHeartbeat = 30 * time.Millisecond })
+	n := htStart(t, func(c *Options) { c.SSEHeartbeat = 30 * time.Millisecond })
 	start := time.Now() // before the stream's idle clock starts
 	s := nodetest.OpenStream(t, n, "", nil)
 	f := s.Next(t)
@@ -195,7 +195,7 @@ func TestSSE_HeartbeatAfterIdleInterval(t *testing.T) {
 }
 
 func TestSSE_ClientCap(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.SSEMaxClients = 1 })
+	n := htStart(t, func(c *Options) { c.SSEMaxClients = 1 })
 	first := nodetest.OpenStream(t, n, "", nil)
 	r := nodetest.Do(t, n, nodetest.Req{Path: "/logstream/stream"})
 	if r.Status != 503 || r.Header.Get("Retry-After") != "5" || r.Header.Get("Content-Length") != "0" || r.Body != "" {
@@ -213,7 +213,7 @@ func TestSSE_ClientCap(t *testing.T) {
 }
 
 func TestSSE_CapConnectionClose(t *testing.T) {
-	n := htStart(t, func(c *Config) { c.SSEMaxClients = 0 })
+	n := htStart(t, func(c *Options) { c.SSEMaxClients = 0 })
 	resp, err := http.Get(n.URL() + "/logstream/stream")
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +319,7 @@ func TestSSE_PagesCutBySizeFollowEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	n := htStart(t, func(c *Config) { c.Store = st })
+	n := htStart(t, func(c *Options) { c.Store = st })
 	first := nodetest.Append(t, n.Store(), store.AppendInput{})
 	var want []string
 	for i := range 12 { // 12 x 200 KiB: three pages of at most 5 under 1 MiB

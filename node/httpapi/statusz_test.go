@@ -21,7 +21,7 @@ func TestHealthz(t *testing.T) {
 
 func TestStatusz(t *testing.T) {
 	wall := hlc.NewManualClock(time.Date(2026, 7, 2, 21, 0, 0, 0, time.UTC))
-	n := htStart(t, func(c *Config) { c.Wall = wall; c.Version = "9.9.9"; c.SSEMaxClients = 3 })
+	n := htStart(t, func(c *Options) { c.Wall = wall; c.Version = "9.9.9"; c.SSEMaxClients = 3 })
 	nodetest.Append(t, n.Store(), store.AppendInput{})
 	nodetest.Do(t, n, nodetest.Req{Path: "/nope", Header: map[string]string{"User-Agent": "probe/1"}})
 	wall.Advance(1500 * time.Millisecond)
@@ -83,7 +83,7 @@ func TestRequestStats_KeepsFiftyClients(t *testing.T) {
 }
 
 func TestStatusz_CatchUp(t *testing.T) {
-	n := htStart(t, func(c *Config) {
+	n := htStart(t, func(c *Options) {
 		c.Replication = catchingUp{{Origin: "rep_b", Held: 250, Target: 1000, BehindOps: 750, BehindSeconds: 1.23456, OpsPerSecond: 99.6}}
 	})
 	rows := nodetest.JSON(t, nodetest.Get(t, n, "/statusz", ""))["catch_up"].([]any)
@@ -112,7 +112,7 @@ func TestReadyz_GaugeNeedsNoProbe(t *testing.T) {
 	if got := nodetest.Metric(t, n.reg, "lsnode_node_ready"); got != 1 {
 		t.Fatalf("gauge %v after an override check, want 1 (the node meets its own thresholds)", got)
 	}
-	strict := htStart(t, func(c *Config) { c.Readiness.MinAlivePeers = 1 })
+	strict := htStart(t, func(c *Options) { c.Readiness.MinAlivePeers = 1 })
 	if got := nodetest.Metric(t, strict.reg, "lsnode_node_ready"); got != 0 {
 		t.Fatalf("gauge %v on a node without the peers it requires, want 0", got)
 	}
@@ -122,7 +122,7 @@ func TestReadyz_GaugeNeedsNoProbe(t *testing.T) {
 // out when the microseconds are zero, in started_at and last_seen alike.
 func TestStatusz_WholeSecondTimes(t *testing.T) {
 	start := time.Date(2026, 7, 2, 21, 0, 0, 0, time.UTC)
-	n := htStart(t, func(c *Config) { c.Wall = hlc.NewManualClock(start) })
+	n := htStart(t, func(c *Options) { c.Wall = hlc.NewManualClock(start) })
 	nodetest.Get(t, n, "/healthz", "")
 	m := nodetest.JSON(t, nodetest.Get(t, n, "/statusz", ""))
 	want := start.Local().Format("2006-01-02T15:04:05")

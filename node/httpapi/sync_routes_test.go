@@ -145,7 +145,7 @@ func TestSync_PythonPullerConverges(t *testing.T) {
 
 func TestSync_VersionVectorShape(t *testing.T) {
 	wall := hlc.NewManualClock(time.Date(2026, 7, 2, 21, 14, 9, 0, time.UTC))
-	n := htStart(t, func(c *Config) { c.Wall = wall; c.Version = "1.2.3" })
+	n := htStart(t, func(c *Options) { c.Wall = wall; c.Version = "1.2.3" })
 	self := n.Store().ReplicaID()
 	r := nodetest.Get(t, n, "/sync/version_vector", "")
 	wantEmpty := `{"replica_id": "` + self + `", "version_vector": {}, "profile": {"roles": ["replica"], ` +
@@ -235,7 +235,7 @@ func TestSync_Artifact(t *testing.T) {
 }
 
 func TestSync_Peers(t *testing.T) {
-	n := htStart(t, func(c *Config) {
+	n := htStart(t, func(c *Options) {
 		c.Roster = func(context.Context) Roster {
 			return Roster{
 				Peers: []syncwire.EstatePeer{

@@ -95,7 +95,7 @@ func TestMCPNullIsNotMissing(t *testing.T) {
 // TestMCPReadOnly: writers are hidden and refused; unknown parameters and
 // coercion are still reported first; readers keep working.
 func TestMCPReadOnly(t *testing.T) {
-	h := newMCPHarness(t, Options{ReadOnly: true})
+	h := newMCPHarness(t, Options{Config: Config{ReadOnly: true}})
 	var list struct {
 		Tools []struct{ Name string } `json:"tools"`
 	}

@@ -267,7 +267,7 @@ func TestMCPFastPathRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	readOnly := newPathPair(t, Options{Store: st, ReadOnly: true})
+	readOnly := newPathPair(t, Options{Store: st, Config: Config{ReadOnly: true}})
 	for _, tc := range []fastCase{
 		{name: "writer on a read-only server", body: toolCall(toolEventAppend, `{"type":"t","stream":"s","room":"r","from_agent":"a"}`), by: byFast},
 		{name: "reader on a read-only server", body: toolCall(toolEventList, `{}`), by: byFast},

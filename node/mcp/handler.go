@@ -43,13 +43,13 @@ type WaitSlots interface {
 	Refusal() (text, retryAfter string)
 }
 
-// Options configure NewHandler.
+// Options configure NewHandler: the operator's Config and the parts the
+// tools use.
 type Options struct {
+	Config
+
 	// Store is the log the tools read and write. Required.
 	Store Store
-	// ReadOnly hides the writers from tools/list and refuses them with
-	// the hub's -32003 error.
-	ReadOnly bool
 	// Roster returns mempalace_mesh_peers' payload (the /sync/peers
 	// answer, any pyjson value). nil: the tool reports it unavailable.
 	Roster func(ctx context.Context) (any, error)
@@ -69,10 +69,6 @@ type Options struct {
 	Waits WaitSlots
 	// Version is serverInfo.version in the initialize answer. Default "dev".
 	Version string
-	// MaxRequestBytes bounds a request body: a larger one gets 413 with
-	// the hub's JSON-RPC "Request too large". Default 16 MiB, the hub's
-	// limit.
-	MaxRequestBytes int64
 	// Logger receives internal tool failures; nil discards.
 	Logger *slog.Logger
 	// RequireIdentity refuses (as an internal error) a call whose context
@@ -84,9 +80,6 @@ type Options struct {
 	// lsnode_mcp_call_duration_seconds are registered; nil registers none.
 	Metrics prometheus.Registerer
 }
-
-// defaultRequestBytes is the hub's request size limit (16 MiB).
-const defaultRequestBytes = 16 << 20
 
 // Handler serves POST /mcp: the MCP tools, with the Python hub's JSON-RPC
 // behaviour wherever clients see it. The server calls itself "mempalace",
@@ -131,7 +124,7 @@ func NewHandler(opts Options) *Handler {
 		opts.Version = "dev"
 	}
 	if opts.MaxRequestBytes <= 0 {
-		opts.MaxRequestBytes = defaultRequestBytes
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	tools := &toolSet{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,

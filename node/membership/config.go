@@ -34,8 +34,13 @@ type Config struct {
 	// bind port.
 	AdvertiseAddr string
 	// Name is this node's unique name in the cluster. "" means the host
-	// name; give distinct names to nodes sharing a host.
+	// name (read by Create); give distinct names to nodes sharing a host.
 	Name string
+	// Join are the seeds (host:port, or host with the bind port) the owner
+	// joins through Join once Create has returned and the metadata is
+	// announced (the node does, after UpdateMeta); Create itself joins
+	// only the known peers.
+	Join []string
 	// ClusterID names the cluster. Nodes announcing another id are refused
 	// (never become members) and shown as refused. Required.
 	ClusterID string
@@ -136,18 +141,17 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate reports the first problem of c; errors wrap ErrInvalidConfig.
+// It reads no file and no host name: a Name of "" is left to Create.
 func (c Config) Validate() error {
 	switch {
 	case c.ClusterID == "":
 		return fmt.Errorf("%w: ClusterID is required", ErrInvalidConfig)
-	case c.Name == "":
-		return fmt.Errorf("%w: Name is required (the host name could not be read)", ErrInvalidConfig)
 	case c.ForgetAfter < 0, c.ReconcileInterval <= 0, c.KeyReplyTimeout < 0:
 		return fmt.Errorf("%w: ForgetAfter, ReconcileInterval and KeyReplyTimeout must be positive", ErrInvalidConfig)
 	case c.EventQueue < 1:
 		return fmt.Errorf("%w: EventQueue must be positive", ErrInvalidConfig)
 	}
-	if err := CheckAddrs(c.BindAddr, c.AdvertiseAddr); err != nil {
+	if err := checkAddrs(c.BindAddr, c.AdvertiseAddr); err != nil {
 		return err
 	}
 	if err := validateKeyring(c.Keyring); err != nil {
@@ -156,10 +160,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// CheckAddrs checks a bind address and an advertise address ("" for none)
-// as Validate does, for a caller that refuses bad ones before it starts
-// anything.
-func CheckAddrs(bind, advertise string) error {
+// checkAddrs checks a bind address and an advertise address ("" for
+// none).
+func checkAddrs(bind, advertise string) error {
 	if _, _, err := splitBind(bind); err != nil {
 		return fmt.Errorf("%w: BindAddr %q: %v", ErrInvalidConfig, bind, err)
 	}

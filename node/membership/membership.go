@@ -77,6 +77,9 @@ type Membership struct {
 // seeds, and Leave then Shutdown to stop.
 func Create(cfg Config, handler Handler) (*Membership, error) {
 	cfg = cfg.withDefaults()
+	if cfg.Name == "" {
+		return nil, fmt.Errorf("%w: Name is required (the host name could not be read)", ErrInvalidConfig)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -42,8 +42,8 @@ func startNode(t *testing.T) *node.Node {
 	t.Helper()
 	cfg := node.DefaultConfig()
 	cfg.DataDir = t.TempDir()
-	cfg.HTTPAddr = "127.0.0.1:0"
-	cfg.Token = nodeToken
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.Auth.Token = nodeToken
 	cfg.Registry = prometheus.NewRegistry()
 	n, err := node.New(cfg)
 	if err != nil {

@@ -17,6 +17,17 @@ import (
 // DefaultConfig and change fields.
 type Config struct {
 	lssync.Config
+	// Addr is the host:port the replication service is served on. The
+	// Replicator does not bind it: its owner listens there and serves a
+	// gRPC server carrying RegisterGRPC and ServerOptions (the node runs
+	// no replication when it is ""). Port 0 picks a free port.
+	Addr string
+	// Advertise is the host:port peers dial, when it differs from Addr;
+	// the owner announces it (the node, in gossip metadata).
+	Advertise string
+	// Peers are static peers (host:port of their replication service),
+	// dialed from Start for the Replicator's whole life, as AddPeer's.
+	Peers []string
 	// OutboxBytes bounds the frames a session has queued for sending. A
 	// pushed frame that does not fit is dropped (the peer is asked to pull
 	// it instead); any other frame waits. Default 16 MiB; it must hold a

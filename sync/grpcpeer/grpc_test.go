@@ -205,3 +205,15 @@ func TestGRPC_ClockSkew(t *testing.T) {
 		return len(p) == 1 && p[0].ClockSkewed && p[0].ClockOffset < -1900*time.Millisecond
 	})
 }
+
+// TestGRPC_ConfigPeers: the static peers of Config.Peers are dialed from
+// Start, as peers given to AddPeer are.
+func TestGRPC_ConfigPeers(t *testing.T) {
+	b := startNode(t, "c1", 0)
+	b.append(t, "from b")
+	a := startNodeWith(t, "c1", 0, func(c *grpcpeer.Config) { c.Peers = []string{b.addr} })
+	testwait.Until(t, time.Minute, "a pulled b's op", sameVectors(a, b))
+	if p := a.rep.Peers(); len(p) != 1 || p[0].Addr != b.addr || p[0].Direction != "outbound" {
+		t.Fatalf("peers = %+v, want the configured one", p)
+	}
+}

@@ -70,6 +70,11 @@ func NewReplicator(cfg Config, log lssync.Log) (*Replicator, error) {
 	r.mu.peers = map[string]*outPeer{}
 	r.mu.sessions = map[*session]struct{}{}
 	r.mu.synced = map[string]time.Time{}
+	for _, p := range cfg.Peers {
+		if err := r.AddPeer(p); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 

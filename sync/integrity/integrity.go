@@ -57,15 +57,30 @@ var (
 	_ lssync.Integrity = (*Integrity)(nil)
 )
 
-// Config configures New.
+// Config configures New. Start from DefaultConfig.
 type Config struct {
-	Self   string             // this node's replica id
-	Key    ed25519.PrivateKey // this node's signing key (node.key)
+	Self string             // this node's replica id
+	Key  ed25519.PrivateKey // this node's signing key (node.key)
+	// Policy is what becomes of ops of origins that do not sign them and
+	// have no pinned key. Default UnsignedAccept.
 	Policy UnsignedPolicy
 	Keys   KeyStore
 	Logger *slog.Logger
 	// Metrics is where the collectors are registered; nil registers none.
 	Metrics prometheus.Registerer
+}
+
+// DefaultConfig is the policy of a mixed mesh: unsigned origins accepted.
+// Self, Key and Keys are the caller's.
+func DefaultConfig() Config { return Config{Policy: UnsignedAccept} }
+
+// Validate reports a policy that is neither accept nor refuse. New checks
+// Self, Key and Keys, which a caller sets once its store is open.
+func (c Config) Validate() error {
+	if c.Policy != UnsignedAccept && c.Policy != UnsignedRefuse {
+		return fmt.Errorf("%w: unsigned-origins policy %d (want accept or refuse)", lssync.ErrInvalidConfig, int(c.Policy))
+	}
+	return nil
 }
 
 // Integrity is origin integrity for one node (lssync.Integrity): it signs
@@ -103,6 +118,9 @@ type Integrity struct {
 func New(ctx context.Context, cfg Config) (*Integrity, error) {
 	if cfg.Key == nil || cfg.Keys == nil || cfg.Self == "" {
 		return nil, fmt.Errorf("%w: integrity needs Self, Key and Keys", lssync.ErrInvalidConfig)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	logger := cfg.Logger
 	if logger == nil {

@@ -44,3 +44,16 @@ func TestParseUnsignedPolicy(t *testing.T) {
 		t.Error("maybe accepted")
 	}
 }
+
+func TestConfig_Validate(t *testing.T) {
+	if err := integrity.DefaultConfig().Validate(); err != nil {
+		t.Fatalf("DefaultConfig: %v", err)
+	}
+	if p := integrity.DefaultConfig().Policy; p != integrity.UnsignedAccept {
+		t.Fatalf("default policy %v, want accept", p)
+	}
+	bad := integrity.Config{Policy: integrity.UnsignedRefuse + 1}
+	if err := bad.Validate(); !errors.Is(err, lssync.ErrInvalidConfig) {
+		t.Fatalf("policy %d: %v, want ErrInvalidConfig", bad.Policy, err)
+	}
+}
