@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -96,6 +97,11 @@ type Store struct {
 	// owed accounts for the events whose owed rows are not written yet;
 	// only the writer goroutine uses it.
 	owed owedLag
+	// sizes counts events per stream and keeps the last write times
+	// (sizes.go); recovering is set while the own origin is pulled back
+	// after a restore (recovery.go).
+	sizes      *logSizes
+	recovering atomic.Bool
 
 	mu struct {
 		sync.Mutex
@@ -148,6 +154,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	} else if !ValidReplicaID(replica) {
 		return nil, fmt.Errorf("store: invalid replica id %q", replica)
 	}
+	removeStaleSnapshots(cfg.Dir)
+	recovering, err := loadRecovery(cfg.Dir, replica)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{
 		cfg:      cfg,
 		replica:  replica,
@@ -161,12 +172,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		lingerer: newLingerer(cfg.CommitLinger),
 		byID:     newEventCache(max(cfg.TailCacheBytes, 0) / 4),
 	}
+	s.recovering.Store(recovering)
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err
 	}
-	err := s.load(ctx)
+	err = s.load(ctx)
 	if err == nil {
 		err = s.warmTail(ctx, s.mu.vv)
+	}
+	if err == nil {
+		s.sizes, err = loadLogSizes(ctx, s.readDB, s.replica)
 	}
 	if err != nil {
 		s.writer.Close()
@@ -176,6 +191,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s.registerSizeGauges(cfg.Metrics)
+	s.registerSizeDetailGauges(cfg.Metrics)
 	go s.ckpt.run()
 	go s.runWriter()
 	return s, nil
