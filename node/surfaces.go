@@ -28,7 +28,7 @@ func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 		IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes,
 		MaxStreamsPerClient: c.MaxStreamsPerClient, MaxWaitsPerClient: c.MaxWaitsPerClient, Readiness: c.Readiness,
 		Store: n.store, Auth: auth.NewAuthenticator(c.Token, n.tokens), Roster: n.liveRoster,
-		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity,
+		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity, Backups: nodeBackups{n},
 		Drain: n.drain, Logger: n.log, Registry: n.reg, Wall: n.wall,
 	}
 }

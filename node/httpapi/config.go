@@ -58,6 +58,8 @@ type Config struct {
 	// Keyring runs the gossip keyring operations of /lsnode/keys; nil:
 	// the node does not gossip.
 	Keyring Keyring
+	// Backups makes the backups of /lsnode/backup; nil: none.
+	Backups Backups
 	// Drain is cancelled when shutdown begins: streams and long polls end.
 	// nil never drains.
 	Drain context.Context
