@@ -206,6 +206,11 @@ type Config struct {
 	// (also "") or "refuse" (quarantined without consuming their slots).
 	// Ops of an origin whose key is pinned are always refused unsigned.
 	UnsignedOrigins string
+	// RecoverMinPeers is how many distinct replication peers a node
+	// restored under its own identity must have synced with, each held
+	// up to its copy of the node's origin, before it takes local writes
+	// again (recovery.go); 0 means 1.
+	RecoverMinPeers int
 
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string

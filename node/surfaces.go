@@ -20,6 +20,10 @@ func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 	if n.integrity != nil {
 		integrity = integrityState{n.integrity}
 	}
+	var sizes httpapi.LogSizes
+	if n.store != nil {
+		sizes = n.store
+	}
 	return httpapi.Config{
 		Version: c.Version, DataDir: c.DataDir, ReadOnly: c.ReadOnly,
 		BindHost: host, Port: port, Scheme: scheme, ExtraAllowedHosts: c.ExtraAllowedHosts,
@@ -28,7 +32,7 @@ func (n *Node) httpConfig(host string, port int, scheme string) httpapi.Config {
 		IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes,
 		MaxStreamsPerClient: c.MaxStreamsPerClient, MaxWaitsPerClient: c.MaxWaitsPerClient, Readiness: c.Readiness,
 		Store: n.store, Auth: auth.NewAuthenticator(c.Token, n.tokens), Roster: n.liveRoster,
-		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity, Backups: nodeBackups{n},
+		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity, Backups: nodeBackups{n}, Sizes: sizes,
 		Drain: n.drain, Logger: n.log, Registry: n.reg, Wall: n.wall,
 	}
 }
