@@ -36,14 +36,14 @@ type RestoreOptions struct {
 
 // RestoreReport says what a restore did.
 type RestoreReport struct {
-	Manifest backupfile.Manifest
+	Manifest backupfile.Manifest `json:"manifest"`
 	// VersionVector and Events are the restored log's, once its
 	// node-local tables are emptied.
-	VersionVector  map[string]int64
-	Events         int64
-	ReplicaID      string // the identity the restored node takes
-	KeyFingerprint string
-	KeptIdentity   bool
+	VersionVector  map[string]int64 `json:"version_vector"`
+	Events         int64            `json:"events"`
+	ReplicaID      string           `json:"replica_id"` // the identity the restored node takes
+	KeyFingerprint string           `json:"key_fingerprint"`
+	KeptIdentity   bool             `json:"kept_identity"`
 }
 
 // Restore reads a backup stream into dir, which the caller has locked

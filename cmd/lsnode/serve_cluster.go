@@ -20,6 +20,7 @@ type clusterFlags struct {
 	readyMaxLagOps, readyMaxQuarantined, readyMinAlivePeers                    *int64
 	rejoinInterval                                                             *time.Duration
 	unsignedOrigins                                                            *string
+	recoverMinPeers                                                            *int
 	// httpSyncTimeout is MEMPALACE_SYNC_HTTP_TIMEOUT read as the Python
 	// hub reads it; it has no flag, as in the hub.
 	httpSyncTimeout time.Duration
@@ -51,6 +52,8 @@ func addClusterFlags(fs *flag.FlagSet, env *serveEnv) *clusterFlags {
 		"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)")
 	f.rejoinInterval = durationFlag(fs, "rejoin-interval", env.duration(0, "LSNODE_REJOIN_INTERVAL"),
 		"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)")
+	f.recoverMinPeers = fs.Int("recover-min-peers", env.int(1, "LSNODE_RECOVER_MIN_PEERS"),
+		"a node restored with --keep-identity takes local writes again once this many peers have synced with it and it holds their copies of its origin (env LSNODE_RECOVER_MIN_PEERS)")
 	for _, p := range splitList(envOr("", "LSNODE_PEERS")) {
 		f.peers = append(f.peers, p)
 	}
@@ -65,7 +68,7 @@ func (f *clusterFlags) apply(cfg *node.Config) {
 	cfg.RejoinInterval = *f.rejoinInterval
 	cfg.Join, cfg.Peers, cfg.MaxClockOffset = splitList(*f.join), []string(f.peers), *f.maxClockOffset
 	cfg.HTTPSyncInterval, cfg.HTTPSyncTimeout = *f.httpSyncInterval, f.httpSyncTimeout
-	cfg.UnsignedOrigins = *f.unsignedOrigins
+	cfg.UnsignedOrigins, cfg.RecoverMinPeers = *f.unsignedOrigins, *f.recoverMinPeers
 	cfg.Readiness = httpapi.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
 	if *f.testClockOffset != 0 {
