@@ -40,13 +40,13 @@ func TestBenchBackup_JoinAndBackup(t *testing.T) {
 		"--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--peer", grpcSrc}})
 	waitHolds(t, replay, n)
 	replayTook := time.Since(start)
-	replayPS := readProc(replay)
+	replayPS, replayParts := readProc(replay), rssParts(replay)
 	replayBytes := sumSeries(scrapeMetrics(t, replay), `lsnode_sync_frame_bytes_total{direction="received"`)
 	if err := replay.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("op replay: %v to hold %d events, %s received in frames, peak RSS %s; load average %s",
-		replayTook.Round(time.Millisecond), n, mib(int64(replayBytes)), mib(replayPS.HWM), loadAverage())
+	t.Logf("op replay: %v to hold %d events, %s received in frames, peak RSS %s (now %s); load average %s",
+		replayTook.Round(time.Millisecond), n, mib(int64(replayBytes)), mib(replayPS.HWM), replayParts, loadAverage())
 
 	// Snapshot.
 	dir := filepath.Join(t.TempDir(), "seeded")
@@ -57,11 +57,11 @@ func TestBenchBackup_JoinAndBackup(t *testing.T) {
 		"--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--peer", grpcSrc}})
 	waitHolds(t, seeded, n)
 	snapTook := time.Since(start)
-	seededPS := readProc(seeded)
+	seededPS, seededParts := readProc(seeded), rssParts(seeded)
 	syncBytes := sumSeries(scrapeMetrics(t, seeded), `lsnode_sync_frame_bytes_total{direction="received"`)
-	t.Logf("snapshot: restore --from %v (%s read), then serve and hold every event: %v in all = %.1f %% of the replay's time; %s received in frames after; peak RSS restore %s, node %s; load average %s",
+	t.Logf("snapshot: restore --from %v (%s read), then serve and hold every event: %v in all = %.1f %% of the replay's time; %s received in frames after; peak RSS restore %s, node %s (now %s); load average %s",
 		restoreTook.Round(time.Millisecond), mib(restored), snapTook.Round(time.Millisecond), 100*snapTook.Seconds()/replayTook.Seconds(),
-		mib(int64(syncBytes)), mib(restoreRSS), mib(seededPS.HWM), loadAverage())
+		mib(int64(syncBytes)), mib(restoreRSS), mib(seededPS.HWM), seededParts, loadAverage())
 	if err := seeded.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +102,47 @@ func TestBenchBackup_JoinAndBackup(t *testing.T) {
 	t.Logf("backup of %d events (%s): %v; appends at %.0f/s: p99 %v over the %d sent during the backup, against p99 %v without a backup just before (%d appends); errors %d+%d; load average %s",
 		n, mib(fi.Size()), (backupTo - backupFrom).Round(time.Millisecond), rate, p99During, count, p99Alone, len(alone.acked),
 		len(alone.errs), len(during.errs), loadAverage())
+	if snap, ok := snapshotTook(src.Logs()); ok {
+		p99Snap, nSnap := ackQuantile(during, backupFrom, backupFrom+snap)
+		p99Stream, nStream := ackQuantile(during, backupFrom+snap, backupTo)
+		t.Logf("of which the snapshot (online backup API) %v: p99 %v over %d appends; streaming and hashing it to the client: p99 %v over %d appends",
+			snap.Round(time.Millisecond), p99Snap, nSnap, p99Stream, nStream)
+	}
+}
+
+// snapshotTook is the snapshot time the node logged for its backup.
+func snapshotTook(logs string) (time.Duration, bool) {
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, "backup snapshot taken") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, "took="); ok {
+				d, err := time.ParseDuration(v)
+				return d, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// rssParts is the resident memory of p by kind (/proc/<pid>/status):
+// anonymous (heaps) and file-backed (the mapped database).
+func rssParts(p *lsnodeProc) string {
+	p.mu.Lock()
+	pid := p.cmd.Process.Pid
+	p.mu.Unlock()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	var parts []string
+	for line := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(line, "RssAnon:") || strings.HasPrefix(line, "RssFile:") {
+			parts = append(parts, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // waitHolds polls until p holds n events of benchOrigin.
