@@ -90,6 +90,11 @@ type Config struct {
 	// verifies its peers'; Policy is what becomes of ops of origins that
 	// do not sign. Set by the node: Self, Key, Keys, Logger, Metrics.
 	Integrity integrity.Config
+	// RecoverMinPeers is how many distinct replication peers a node
+	// restored under its own identity must have synced with, each held
+	// up to its copy of the node's origin, before it takes local writes
+	// again (recovery.go); 0 means 1.
+	RecoverMinPeers int
 
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string
@@ -122,6 +127,8 @@ func DefaultConfig() Config {
 		HubPull:     hubpull.DefaultConfig(""),
 		Integrity:   integrity.DefaultConfig(),
 		Version:     "dev",
+
+		RecoverMinPeers: 1,
 	}
 }
 

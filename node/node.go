@@ -126,6 +126,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		n.ln.Close()
 		return err
 	}
+	n.startRecovery() // recovery.go
 	n.goFunc(func() {
 		if err := n.srv.Serve(n.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.fail(fmt.Errorf("http server: %w", err))

@@ -20,12 +20,16 @@ func (n *Node) httpOptions(host string, port int, scheme string) httpapi.Options
 	if n.integrity != nil {
 		integrity = integrityState{n.integrity}
 	}
+	var sizes httpapi.LogSizes
+	if n.store != nil {
+		sizes = n.store
+	}
 	return httpapi.Options{
 		Config:  c.HTTP,
 		Version: c.Version, DataDir: c.DataDir, ReadOnly: c.MCP.ReadOnly,
 		BindHost: host, Port: port, Scheme: scheme,
 		Store: n.store, Auth: auth.NewAuthenticator(c.Auth.Token, n.tokens), Roster: n.liveRoster,
-		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity,
+		Replication: meshState{n}, Keyring: meshState{n}, Integrity: integrity, Backups: nodeBackups{n}, Sizes: sizes,
 		Drain: n.drain, Logger: n.log, Registry: n.reg, Wall: n.wall,
 	}
 }

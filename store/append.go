@@ -20,6 +20,9 @@ func (s *Store) Append(ctx context.Context, in AppendInput) (Written, error) {
 	if err == nil {
 		err = d.ready(start)
 	}
+	if err == nil {
+		err = s.localWritable() // recovery.go
+	}
 	if err != nil {
 		return Written{}, err
 	}
@@ -88,6 +91,9 @@ func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
 func (s *Store) PutArtifact(ctx context.Context, in ArtifactInput) (Written, error) {
 	start := s.wall.Now()
 	a, meta, idem, err := validateArtifact(in)
+	if err == nil {
+		err = s.localWritable()
+	}
 	if err != nil {
 		return Written{}, err
 	}
@@ -148,6 +154,9 @@ func (s *Store) PatchSubmit(ctx context.Context, in PatchInput) (Written, error)
 	})
 	if err == nil {
 		err = d.ready(s.wall.Now())
+	}
+	if err == nil {
+		err = s.localWritable()
 	}
 	if err != nil {
 		return Written{}, err

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 )
 
 // Stats returns counters for status pages and metrics.
@@ -24,13 +22,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 
 // diskBytes is the size of the database and its WAL.
 func (s *Store) diskBytes() int64 {
-	var n int64
-	for _, name := range []string{DBFile, DBFile + "-wal"} {
-		if fi, err := os.Stat(filepath.Join(s.cfg.Dir, name)); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
+	return s.fileSize(DBFile) + s.fileSize(DBFile+"-wal")
 }
 
 // QuarantinedCount is how many remote items were refused: what readiness

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 
@@ -53,6 +54,11 @@ type Store struct {
 	// its per-transaction views (txviews.go). Only the writer goroutine
 	// uses it once Open returns.
 	searched int64
+	// sizes counts events per stream and keeps the last write times
+	// (sizes.go); recovering is set while the own origin is pulled back
+	// after a restore (recovery.go).
+	sizes      *logSizes
+	recovering atomic.Bool
 
 	mu struct {
 		sync.Mutex
@@ -103,6 +109,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		replica = id
 	}
+	removeStaleSnapshots(cfg.Dir)
+	recovering, err := loadRecovery(cfg.Dir, replica)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{
 		cfg:      cfg,
 		replica:  replica,
@@ -116,12 +127,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		lingerer: newLingerer(cfg.CommitLinger),
 		byID:     newEventCache(max(cfg.TailCacheBytes, 0) / 4),
 	}
+	s.recovering.Store(recovering)
 	if err := s.openDBs(ctx); err != nil {
 		return nil, err
 	}
-	err := s.load(ctx)
+	err = s.load(ctx)
 	if err == nil {
 		err = s.warmTail(ctx, s.mu.vv)
+	}
+	if err == nil {
+		s.sizes, err = loadLogSizes(ctx, s.readDB, s.replica)
 	}
 	if err != nil {
 		s.writer.Close()
@@ -131,6 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s.registerSizeGauges(cfg.Metrics)
+	s.registerSizeDetailGauges(cfg.Metrics)
 	go s.ckpt.run()
 	go s.runWriter()
 	return s, nil

@@ -290,6 +290,7 @@ func (s *Store) publish(w *writeTx) {
 		s.mu.vv[origin] = top
 	}
 	s.tail.commit(w.ops, s.mu.vv) // before waking waiters: a woken List sees the commit
+	s.sizes.committed(w.ops, s.replica, s.wall.Now())
 	for _, op := range w.ops {
 		s.mu.writers.note(op.Event.FromAgent, op.Event.OriginReplica, stampMS(op.Event.HLC))
 	}

@@ -86,7 +86,7 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 		l.measure(l.roundSent.UnixNano(), v.GetSentUnixNanos(), now)
 	}
 	local := l.log.VersionVector()
-	wants := missing(l.heldOrQueued(), l.peerHas, l.self)
+	wants := missing(l.heldOrQueued(), l.peerHas, l.skipOrigin())
 	if len(wants) == 0 {
 		l.caughtUp = true
 		l.lastSync = now
@@ -112,7 +112,7 @@ func (l *Link) pullLate(now time.Time) []*pb.Frame {
 		return nil
 	}
 	l.pullAfter = time.Time{}
-	if wants := missing(l.heldOrQueued(), l.peerHas, l.self); len(wants) > 0 {
+	if wants := missing(l.heldOrQueued(), l.peerHas, l.skipOrigin()); len(wants) > 0 {
 		return []*pb.Frame{l.startPull(wants, now)}
 	}
 	return nil
@@ -189,7 +189,7 @@ func (l *Link) advancePull(now time.Time) []*pb.Frame {
 	stored := p.pending == 0
 	goOn := p.more && p.fresh && ((stored && p.applied > 0) || (!stored && !p.settle))
 	if goOn {
-		if wants := missing(l.heldOrQueued(), l.peerHas, l.self); len(wants) > 0 {
+		if wants := missing(l.heldOrQueued(), l.peerHas, l.skipOrigin()); len(wants) > 0 {
 			if !stored {
 				l.prevPull = p
 			}

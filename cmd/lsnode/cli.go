@@ -45,6 +45,8 @@ func commands() []command {
 		{name: "events", help: "append, list, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
 		{name: "owed", help: "list the events an agent still owes a reply to", run: runOwed},
 		{name: "artifact", help: "store or fetch an artifact (put, get)", run: runArtifact, subs: artifactCommands},
+		{name: "backup", help: "write a consistent backup of a running node (--addr) or a stopped one (--data) to a file", run: runBackup},
+		{name: "restore", args: "[FILE]", help: "restore a backup FILE, or seed a new node from a running one (--from), into an empty data dir", run: runRestore},
 		{name: "keys", help: "rotate the mesh's gossip encryption keys (list, install, use, remove)", run: runKeys, subs: keysCommands},
 		{name: "version", help: "print the version of this binary", run: runVersion},
 		{name: "help", args: "[command]", help: "list the commands, or describe one", run: runHelp},

@@ -28,13 +28,19 @@ type clientFlags struct {
 	tokenFile *string
 	caFile    *string
 	asJSON    *bool
+	addrFlag  string // the name of the flag addr holds
 }
 
 // addClientFlags registers --addr, --token-file and --json on fs.
 func addClientFlags(fs *flag.FlagSet) *clientFlags {
+	return addClientFlagsAt(fs, "addr", osEnv.or(defaultAddr, "LSNODE_ADDR"), "base URL of the node (env LSNODE_ADDR)")
+}
+
+// addClientFlagsAt is addClientFlags with the node's URL in the flag
+// named name, def by default.
+func addClientFlagsAt(fs *flag.FlagSet, name, def, usage string) *clientFlags {
 	return &clientFlags{
-		addr: fs.String("addr", osEnv.or(defaultAddr, "LSNODE_ADDR"),
-			"base URL of the node (env LSNODE_ADDR)"),
+		addr: fs.String(name, def, usage), addrFlag: name,
 		tokenFile: fs.String("token-file", os.Getenv("LSNODE_TOKEN_FILE"),
 			"file holding the bearer token (env LSNODE_TOKEN_FILE; else LSNODE_TOKEN or MEMPALACE_MCP_HTTP_TOKEN)"),
 		caFile: fs.String("tls-ca", os.Getenv("LSNODE_TLS_CA"),
@@ -51,7 +57,7 @@ func (f *clientFlags) client() (*nodeClient, error) {
 	}
 	base := strings.TrimRight(*f.addr, "/")
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageErrorf("--addr %q is not an http(s) URL", *f.addr)
+		return nil, usageErrorf("--%s %q is not an http(s) URL", f.addrFlag, *f.addr)
 	}
 	hc, err := httpClient(*f.caFile)
 	if err != nil {

@@ -22,6 +22,7 @@ type clusterFlags struct {
 	readyMaxLagOps, readyMaxQuarantined, readyMinAlivePeers                    *int64
 	rejoinInterval                                                             *time.Duration
 	unsignedOrigins                                                            *string
+	recoverMinPeers                                                            *int
 	// httpSyncTimeout is MEMPALACE_SYNC_HTTP_TIMEOUT read as the Python
 	// hub reads it; it has no flag, as in the hub.
 	httpSyncTimeout time.Duration
@@ -53,6 +54,9 @@ func addClusterFlags(e *serveEnv) *clusterFlags {
 			"LSNODE_UNSIGNED_ORIGINS"),
 		rejoinInterval: e.Duration("rejoin-interval", 0,
 			"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)", "LSNODE_REJOIN_INTERVAL"),
+		recoverMinPeers: e.Int("recover-min-peers", def.RecoverMinPeers,
+			"a node restored with --keep-identity takes local writes again once this many peers have synced with it and it holds their copies of its origin (env LSNODE_RECOVER_MIN_PEERS)",
+			"LSNODE_RECOVER_MIN_PEERS"),
 		peers: e.peers(),
 	}
 }
@@ -99,6 +103,7 @@ func (f *clusterFlags) apply(cfg *node.Config) error {
 		m.RejoinInterval = *f.rejoinInterval
 	}
 	cfg.HubPull.Interval, cfg.HubPull.Timeout = *f.httpSyncInterval, f.httpSyncTimeout
+	cfg.RecoverMinPeers = *f.recoverMinPeers
 	cfg.HTTP.Readiness = httpapi.ReadyThresholds{MaxLagOps: *f.readyMaxLagOps, MaxQuarantined: *f.readyMaxQuarantined,
 		MinAlivePeers: *f.readyMinAlivePeers}
 	if *f.testClockOffset != 0 {

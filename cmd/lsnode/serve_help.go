@@ -14,6 +14,6 @@ var serveFlagGroups = []flagGroup{
 	{"limits", []string{"max-request-bytes", "max-header-bytes", "sse-max-clients", "max-streams-per-client",
 		"max-waits-per-client", "grpc-max-message-bytes", "grpc-max-streams-per-conn", "grpc-max-sessions",
 		"grpc-handshake-timeout", "memory-limit"}},
-	{"storage", []string{"data", "sync-full", "read-cache-mb", "commit-linger"}},
+	{"storage", []string{"data", "sync-full", "read-cache-mb", "commit-linger", "recover-min-peers"}},
 	{"general", []string{"config", "log-level"}},
 }

@@ -32,7 +32,9 @@ type statusz struct {
 		Quarantined int64 `json:"quarantined"`
 		Origins     int   `json:"origins"`
 		DiskBytes   int64 `json:"disk_bytes"`
+		logSizes
 	} `json:"log"`
+	Recovering    bool             `json:"recovering_own_origin"`
 	VersionVector map[string]int64 `json:"version_vector"`
 	CatchUp       []struct {
 		Origin        string  `json:"origin"`
@@ -96,6 +98,7 @@ func printStatus(w io.Writer, base string, s statusz) error {
 		{"sse clients", fmt.Sprintf("%d of %d", s.SSE.Clients, s.SSE.MaxClients)},
 		{"requests", requestsLine(s.Requests.Total, s.Requests.ByStatus)},
 	}
+	rows = append(rows, l.logSizes.rows(s.Recovering)...) // status_sizes.go
 	if in := s.Integrity; in != nil {
 		rows = append(rows, [2]string{"node key", in.Fingerprint}, [2]string{"signatures",
 			fmt.Sprintf("%d verified, %d refused, %d key conflicts; unsigned origins: %s",
@@ -120,6 +123,9 @@ func printStatus(w io.Writer, base string, s statusz) error {
 		t.row(o, fmt.Sprintf("%d%s", s.VersionVector[o], self))
 	}
 	if err := t.write(w); err != nil {
+		return err
+	}
+	if err := l.logSizes.printStreams(w); err != nil {
 		return err
 	}
 	return printCatchUp(w, s)

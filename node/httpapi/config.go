@@ -162,6 +162,10 @@ type Options struct {
 	// Keyring runs the gossip keyring operations of /lsnode/keys; nil:
 	// the node does not gossip.
 	Keyring Keyring
+	// Backups makes the backups of /lsnode/backup; nil: none.
+	Backups Backups
+	// Sizes reports the log's sizes for /statusz; nil: not shown.
+	Sizes LogSizes
 	// Drain is cancelled when shutdown begins: streams and long polls end.
 	// nil never drains.
 	Drain context.Context

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
@@ -35,6 +36,8 @@ type Server struct {
 
 	name    string // host name reported by /sync/peers
 	started time.Time
+	// backupBusy is set while GET /lsnode/backup runs (backup_route.go).
+	backupBusy atomic.Bool
 }
 
 // New builds the surface of cfg and registers its collectors on
@@ -88,6 +91,7 @@ func (s *Server) getRoutes() map[string]route {
 		"/readyz":              {name: "/readyz", own: true, params: readyParams, h: s.handleReadyz},
 		"/lsnode/agents":       {name: "/lsnode/agents", auth: true, own: true, params: []string{"window"}, h: s.handleAgents},
 		"/lsnode/keys":         {name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys},
+		"/lsnode/backup":       {name: "/lsnode/backup", auth: true, own: true, params: []string{"node_key"}, h: s.handleBackup},
 		"/statusz":             {name: "/statusz", auth: true, h: s.handleStatusz},
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.cfg.Registry).ServeHTTP},
 		"/logstream/stream":    {name: "/logstream/stream", auth: true, scoped: true, stream: true, h: s.handleStream},

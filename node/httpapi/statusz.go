@@ -20,6 +20,11 @@ func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	sizes, err := s.sizesMembers(r.Context()) // statusz_sizes.go
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
 	catchUp := []any{}
 	if s.cfg.Replication != nil {
 		catchUp = catchUpPayload(s.cfg.Replication.CatchUp())
@@ -52,13 +57,14 @@ func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		{Key: "requests", Value: s.stats.requestsPayload()},
 		{Key: "clients", Value: s.stats.clientsPayload(now)},
 		{Key: "replica_id", Value: s.store.ReplicaID()},
-		{Key: "log", Value: pyjson.Object{
+		{Key: "log", Value: append(pyjson.Object{
 			{Key: "events", Value: st.Events},
 			{Key: "artifacts", Value: st.Artifacts},
 			{Key: "quarantined", Value: st.Quarantined},
 			{Key: "origins", Value: st.Origins},
 			{Key: "disk_bytes", Value: st.DiskBytes},
-		}},
+		}, sizes...)},
+		{Key: "recovering_own_origin", Value: s.recovering()},
 		{Key: "version_vector", Value: s.store.VersionVector()},
 		{Key: "catch_up", Value: catchUp},
 		{Key: "integrity", Value: s.integrityPayload()},

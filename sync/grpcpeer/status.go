@@ -33,13 +33,15 @@ type PeerStatus struct {
 	RTT         time.Duration
 	ClockSkewed bool   // |ClockOffset| > Config.MaxClockOffset
 	LastError   string // why the last session ended; "" if none
+	// PeerHas is what the peer is known to hold, per origin (a copy).
+	PeerHas map[string]int64
 }
 
 func peerStatus(addr, dir string, st lssync.LinkStatus, now time.Time) PeerStatus {
 	ps := PeerStatus{
 		Addr: addr, Direction: dir, ReplicaID: st.PeerReplicaID, State: StateConnecting,
 		LastSync: st.LastSync, LagOps: st.LagOps, ClockOffset: st.ClockOffset, RTT: st.RTT,
-		ClockSkewed: st.ClockSkewed,
+		ClockSkewed: st.ClockSkewed, PeerHas: st.PeerHas,
 	}
 	ps.LagSeconds, ps.LagKnown = lagSeconds(st, now)
 	switch {

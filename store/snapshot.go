@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// Snapshots (docs/operations.md, "Backups"). A snapshot is a page-for-page
+// copy of the log database made with SQLite's online backup API in one
+// step on a connection of its own: one read transaction, so the copy is
+// the database as of one commit. In WAL mode a reader never blocks the
+// writer, so appends go on while it runs (the WAL grows meanwhile, and
+// the checkpointer catches up after). A page copy keeps every rowid, which
+// the local seq, the signatures (lsnode_op_signatures) and the indexing
+// watermarks refer to; VACUUM INTO rebuilds the tables and promises no
+// rowid of a table without an INTEGER PRIMARY KEY (events has none).
+
+// SnapshotInfo describes a snapshot file: what the copy holds, read from
+// the copy itself, so it describes exactly the state copied.
+type SnapshotInfo struct {
+	// VersionVector is the copy's version vector (the prefix held of
+	// every origin).
+	VersionVector map[string]int64
+	Events        int64 // events held (the newest local seq)
+	Artifacts     int64
+	Bytes         int64         // size of the snapshot file
+	Took          time.Duration // time to copy
+}
+
+// snapshotPrefix starts the name of a snapshot being made in a data dir;
+// Open removes any left by a process that died while making one.
+const snapshotPrefix = ".lsnode-snapshot-"
+
+// Snapshot writes a consistent copy of the log to a new file in the data
+// dir and returns its path and what it holds; the caller removes the
+// file. Writes go on meanwhile.
+func (s *Store) Snapshot(ctx context.Context) (string, SnapshotInfo, error) {
+	return snapshotDB(ctx, filepath.Join(s.cfg.Dir, DBFile), s.cfg.Dir)
+}
+
+// SnapshotDataDir is Snapshot for the data dir of a stopped node, whose
+// lock the caller holds: the copy goes to a new file in tmpDir.
+func SnapshotDataDir(ctx context.Context, dir, tmpDir string) (string, SnapshotInfo, error) {
+	src := filepath.Join(dir, DBFile)
+	if _, err := os.Stat(src); err != nil {
+		return "", SnapshotInfo{}, fmt.Errorf("no log in %s: %w", dir, err)
+	}
+	return snapshotDB(ctx, src, tmpDir)
+}
+
+// snapshotDB copies the database at src into a new file in dir.
+func snapshotDB(ctx context.Context, src, dir string) (string, SnapshotInfo, error) {
+	start := time.Now()
+	f, err := os.CreateTemp(dir, snapshotPrefix+"*.sqlite3")
+	if err != nil {
+		return "", SnapshotInfo{}, fmt.Errorf("create snapshot file: %w", err)
+	}
+	dst := f.Name()
+	f.Close()
+	fail := func(err error) (string, SnapshotInfo, error) {
+		removeDBFiles(dst)
+		return "", SnapshotInfo{}, err
+	}
+	if err := backupInto(ctx, src, dst); err != nil {
+		return fail(err)
+	}
+	info, err := describeSnapshot(ctx, dst)
+	if err != nil {
+		return fail(err)
+	}
+	info.Took = time.Since(start)
+	return dst, info, nil
+}
+
+// backupInto copies the database at src over the file dst with the
+// online backup API, all pages in one step.
+func backupInto(ctx context.Context, src, dst string) error {
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)", src))
+	if err != nil {
+		return fmt.Errorf("open %s for a snapshot: %w", src, err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("open %s for a snapshot: %w", src, err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		b, ok := dc.(interface {
+			NewBackup(string) (*sqlite.Backup, error)
+		})
+		if !ok {
+			return errors.New("snapshot: the SQLite driver has no online backup")
+		}
+		bk, err := b.NewBackup("file:" + dst)
+		if err != nil {
+			return fmt.Errorf("start snapshot: %w", err)
+		}
+		for more := true; more && err == nil; {
+			more, err = bk.Step(-1)
+		}
+		if ferr := bk.Finish(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		return nil
+	})
+}
+
+// describeSnapshot reads what the snapshot at path holds. Closing its
+// only connection folds its WAL back into the file, which is then whole.
+func describeSnapshot(ctx context.Context, path string) (SnapshotInfo, error) {
+	db, err := openFile(path)
+	if err != nil {
+		return SnapshotInfo{}, err
+	}
+	info, err := describeDB(ctx, db)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close snapshot: %w", cerr)
+	}
+	if err != nil {
+		return SnapshotInfo{}, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return SnapshotInfo{}, fmt.Errorf("snapshot: %w", err)
+	}
+	info.Bytes = fi.Size()
+	return info, nil
+}
+
+// checkLog refuses a database that lacks lsnode's tables.
+func checkLog(ctx context.Context, db *sql.DB) error {
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'artifacts', 'lsnode_quarantine')`).Scan(&tables); err != nil {
+		return fmt.Errorf("read database: %w", err)
+	}
+	if tables != 3 {
+		return errors.New("the database is not an lsnode log (start lsnode on it once to migrate it)")
+	}
+	return nil
+}
+
+func describeDB(ctx context.Context, db *sql.DB) (SnapshotInfo, error) {
+	var info SnapshotInfo
+	if err := checkLog(ctx, db); err != nil {
+		return info, err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(rowid), 0) FROM events), (SELECT count(*) FROM artifacts)`).Scan(&info.Events, &info.Artifacts); err != nil {
+		return info, fmt.Errorf("read snapshot: %w", err)
+	}
+	vv, err := queryVersionVector(ctx, db)
+	if err != nil {
+		return info, err
+	}
+	info.VersionVector = vv
+	return info, nil
+}
+
+// openFile opens a database file that no store has open, on one
+// connection.
+func openFile(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)", path))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// RemoveSnapshot removes a snapshot file and any WAL or shared-memory
+// file beside it.
+func RemoveSnapshot(path string) error {
+	return removeDBFiles(path)
+}
+
+func removeDBFiles(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeStaleSnapshots removes the snapshot files a process that died
+// while making one left in dir.
+func removeStaleSnapshots(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, snapshotPrefix+"*"))
+	for _, n := range names {
+		_ = os.Remove(n)
+	}
+}
