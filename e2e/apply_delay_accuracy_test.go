@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestApplyDelayAccuracy (issue 7): under a steady append load on node A,
+// TestApplyDelayAccuracy: under a steady append load on node A,
 // the p99 of the apply-delay histogram B exports
 // (lsnode_store_apply_delay_seconds, origin HLC to local commit),
 // estimated from its buckets as PromQL's histogram_quantile does, agrees

@@ -18,10 +18,10 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// The replication benchmarks of issue 4, on real `lsnode serve` processes.
+// The replication benchmarks, on real `lsnode serve` processes.
 // They take minutes and report figures rather than assert timings, so
 // they run only with LSNODE_BENCH_REPLICATION=1 (`make bench-replication`);
-// `make e2e` skips them. Figures go to BENCHMARKS.md, "Replication".
+// `make e2e` skips them. Figures go to docs/benchmarks.md#replication.
 
 // requireBench skips unless the replication benchmarks were asked for.
 func requireBench(t *testing.T) {

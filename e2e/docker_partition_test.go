@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The Docker variant of the partition fault (issue 8): deploy/compose.yaml's
+// The Docker variant of the partition fault: deploy/compose.yaml's
 // three nodes, under a compose project and host ports of their own (so it
 // never meets TestDockerCluster), cut apart with `docker network
 // disconnect` and joined again with `docker network connect`, twice: the

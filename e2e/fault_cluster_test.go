@@ -2,7 +2,7 @@
 
 package e2e
 
-// The cluster of the fault tests (issue 8): N `lsnode serve` processes,
+// The cluster of the fault tests: N `lsnode serve` processes,
 // each with its own data dir and ports, and the means to hurt them:
 // kill -9 and restart, SIGSTOP/SIGCONT, a partition of the network, a
 // skewed wall clock, a full disk.

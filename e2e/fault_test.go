@@ -26,7 +26,7 @@ type faultScenario struct {
 	ConvergeWithin time.Duration
 }
 
-// TestFaultBounded is the bounded fault run of `make test` (issue 8): three
+// TestFaultBounded is the bounded fault run of `make test`: three
 // nodes, 60 s of seeded faults of every kind under concurrent load,
 // then the checker. LSNODE_FAULT_SEED replays a schedule.
 func TestFaultBounded(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/lsnode/lsnode/internal/testpki"
 )
 
-// Gossip key rotation against a running mesh of real processes (issue 9):
+// Gossip key rotation against a running mesh of real processes:
 // `lsnode keys install`, `use`, `remove` on three nodes with no restart,
 // membership alive throughout, the rotated keyring saved to each node's
 // key file, and a node holding only the old key kept out afterwards. The

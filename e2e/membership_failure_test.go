@@ -17,7 +17,7 @@ import (
 )
 
 // Failure detection between real `lsnode serve` processes gossiping on
-// 127.0.0.1 (issue 5), measured the way an operator would see it: the
+// 127.0.0.1, measured the way an operator would see it: the
 // test polls every survivor's /sync/peers every 50 ms.
 //
 //   - kill -9 of one node: the time until every survivor shows it dead.
@@ -30,15 +30,15 @@ import (
 // Each test runs -membership.runs rounds (or LSNODE_E2E_FD_RUNS; default
 // 10, about 50-60 s each on a 2-core box) on LSNODE_E2E_FD_NODES nodes
 // (default 4). Victims come from a seeded RNG (LSNODE_E2E_FD_SEED, default
-// 1; the seed is logged). The figures of BENCHMARKS.md ("## Membership
-// failure detection (real processes)") come from:
+// 1; the seed is logged). The figures of docs/benchmarks.md#membership
+// (failure detection on real processes) come from:
 //
 //	make build && LSNODE_BIN=$PWD/bin/lsnode go test -tags e2e -count=1 \
 //	  -run TestMembershipFailure -v -timeout 60m ./e2e/ -membership.runs=100
 var mfRunsFlag = flag.Int("membership.runs", 0, "rounds of each membership failure detection test (0: LSNODE_E2E_FD_RUNS, else 10)")
 
 const (
-	mfKillTarget  = 4 * time.Second  // p99, issue 5
+	mfKillTarget  = 4 * time.Second  // p99
 	mfKillLimit   = 20 * time.Second // a run slower than this is a failure, not a figure
 	mfFreezeFor   = 2 * time.Second
 	mfFreezeWatch = 5 * time.Second // from the SIGSTOP; suspicion alone is 2.8 s

@@ -19,7 +19,7 @@ import (
 	"github.com/lsnode/lsnode/internal/testwait"
 )
 
-// Gossip membership between real `lsnode serve` processes (issue 5):
+// Gossip membership between real `lsnode serve` processes:
 // joining through one seed, a graceful leave, a SIGKILL and a restart on
 // the same data dir, a long partition between network namespaces that
 // heals by itself, and strangers (another cluster id, another gossip key)

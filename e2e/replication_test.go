@@ -13,7 +13,7 @@ import (
 )
 
 // Replication between real `lsnode serve` processes on 127.0.0.1 with
-// static --peer lists (issue 4): concurrent writes on every node converge,
+// static --peer lists: concurrent writes on every node converge,
 // a node killed with SIGKILL catches up after its restart, and a node of
 // another cluster is refused before anything crosses.
 

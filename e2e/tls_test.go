@@ -13,7 +13,7 @@ import (
 	"github.com/lsnode/lsnode/internal/testwait"
 )
 
-// Mutual TLS between real `lsnode serve` processes (issue 9): a mesh whose
+// Mutual TLS between real `lsnode serve` processes: a mesh whose
 // nodes hold certificates from one CA replicates over it and serves HTTPS;
 // a node with a certificate from another CA, or speaking plaintext, is
 // refused, and both sides say why.

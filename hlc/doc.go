@@ -88,7 +88,7 @@
 // still stored (the log must converge), and Observe reports the offset so
 // the caller logs and exports it. The price is causality for that op:
 // a local op written right after it may sort before it. lsnode decides
-// owed-ness by an op's causal context where it carries one (DESIGN.md §3),
+// owed-ness by an op's causal context where it carries one (docs/architecture.md#owed-ness),
 // so mostly the display and merge order suffer. The Python hub allows 60 s where
 // lsnode's default is 500 ms, so Python peers can adopt stamps that lsnode
 // refuses.

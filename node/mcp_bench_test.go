@@ -132,7 +132,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 const mcpRatioRound = 6400
 
 // BenchmarkMCPAppendRatio holds POST /mcp to the raw rate side by side,
-// as issue 3's target reads ("≥ 50 % of the raw batched SQLite rate
+// as the target reads ("≥ 50 % of the raw batched SQLite rate
 // measured in the same run"): rounds of raw rows (rawTable) and of
 // appends by 32 clients through POST /mcp to a real store (the load of
 // store=sqlite) alternate, so whatever else the machine runs in a given

@@ -58,8 +58,7 @@ func TestAppend_IDAndTimeFormats(t *testing.T) {
 }
 
 // TestAppend_LocalCounterGapFree: local ops are numbered 1, 2, 3, ... with
-// no gap, whatever is applied from other origins in between (DESIGN.md §2
-// invariant 2), and HLC order agrees with origin_seq order.
+// no gap, whatever is applied from other origins in between (docs/architecture.md#gap-free-local-counter), and HLC order agrees with origin_seq order.
 func TestAppend_LocalCounterGapFree(t *testing.T) {
 	a, _ := openReplica(t, repA)
 	b, _ := openReplica(t, repB)

@@ -16,7 +16,7 @@ import (
 const maxRemoteMetadataBytes = rules.MaxMetadataBytes + 16<<10
 
 // validateRemoteEvent applies the local write rules to a remote op
-// (DESIGN.md §2 invariant 4) and returns it normalised: routing fields
+// (docs/architecture.md#validated-apply) and returns it normalised: routing fields
 // stripped, metadata canonical, artifact ids de-duplicated.
 func validateRemoteEvent(e Event) (Event, error) {
 	out, _, err := checkRemoteEvent(e)

@@ -26,7 +26,7 @@ type AwaitingQuery struct {
 }
 
 // Awaited is an ask an agent wrote that its addressee still owes, seen
-// from the asker's side: the same rule as the owed set (DESIGN.md §3).
+// from the asker's side: the same rule as the owed set (docs/architecture.md#owed-ness).
 type Awaited struct {
 	Ask
 	// Age is how long ago the ask was written, by its HLC wall time and

@@ -16,7 +16,7 @@ const maxCursorBytes = 1 << 20
 
 // EncodeCursor renders a version vector as a portable cursor token: every
 // event it covers (origin_seq <= vv[origin]) counts as already seen, on
-// any replica (DESIGN.md §3).
+// any replica (docs/architecture.md#portable-cursors).
 func EncodeCursor(vv map[string]int64) string {
 	b, _ := json.Marshal(vv) // a map of strings to ints always encodes
 	return cursorPrefix + base64.RawURLEncoding.EncodeToString(b)

@@ -123,7 +123,7 @@ VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.FromAgent, nullable(ackOf), nullable(r.Corre
 // addressed to another single agent, is not the losing duplicate of an
 // idempotency key (the %s: a condition left out when none of the events
 // considered carries a key, since only a keyed event can lose) and has no
-// terminal reply from its addressee that came after it (DESIGN.md §3): no
+// terminal reply from its addressee that came after it (docs/architecture.md#owed-ness): no
 // closure acking it, and no closure in its thread whose causal context
 // covers its origin slot (or, for a closure without context, whose hlc is
 // later). Every closure and idempotency key held is considered, so the
@@ -136,7 +136,7 @@ AND NOT (e.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM lsnode_closures 
 
 // replyCameAfter holds for a reply r (a row of lsnode_closures or
 // lsnode_progress) in the thread of an event e when the reply came after
-// e (DESIGN.md §3): its causal context covers e's origin slot, or, for a
+// e (docs/architecture.md#owed-ness): its causal context covers e's origin slot, or, for a
 // reply without context, its hlc is later. A reply that names e (ack_of)
 // came after it without this test.
 const replyCameAfter = `CASE WHEN r.ctx_json IS NULL THEN r.hlc > e.hlc
@@ -154,7 +154,7 @@ AND NOT EXISTS (SELECT 1 FROM lsnode_idempotency i WHERE i.item_id = e.id AND i.
 // table's key order: a mesh's events name their addressees in no order,
 // and inserting each agent's rows together keeps the b-tree cursor on
 // pages it has just written. Applying 100k events to 200 agents, that cut
-// this statement's CPU by a fifth to a third (BENCHMARKS.md, session 6).
+// this statement's CPU by a fifth to a third.
 const indexOwedSQL = `INSERT OR IGNORE INTO lsnode_owed (event_id, agent, stream, hlc, origin_replica, origin_seq, correlation_id, from_agent)
 SELECT e.id, e.to_agent, e.stream, e.hlc, e.origin_replica, e.origin_seq, e.correlation_id, e.from_agent FROM events e
 WHERE e.rowid > ?1 AND e.rowid <= ?2 AND ` + owedCondition + `
@@ -246,7 +246,7 @@ func (s *Store) idempotentArtifact(w *writeTx, agent, key string) (Artifact, boo
 
 // threadContext is the causal context recorded with an event that has a
 // status: the writer's version vector restricted to the origins that have
-// events in the correlation thread (DESIGN.md §3).
+// events in the correlation thread (docs/architecture.md#owed-ness).
 func threadContext(w *writeTx, corr string) (map[string]int64, error) {
 	out := map[string]int64{}
 	if corr == "" {

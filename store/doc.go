@@ -7,7 +7,7 @@
 // The package knows nothing of networks: no HTTP, no gRPC. Callers pass
 // time in through an hlc.WallClock.
 //
-// Guarantees (see DESIGN.md §2):
+// Guarantees (see docs/architecture.md#invariants):
 //   - Every origin's ops are held as a prefix in origin order. A remote op is
 //     applied only when it extends that prefix (its PrevSeq equals the held
 //     top), so a hole is never created; a skipped op is fetched again later.

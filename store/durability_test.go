@@ -65,7 +65,7 @@ func TestHelperAppendLoop(t *testing.T) {
 }
 
 // TestDurability_KillNine: an append that returned survives kill -9 of the
-// process (DESIGN.md §2 invariant 8), and what survives is a gap-free
+// process (docs/architecture.md#durable-acknowledgement), and what survives is a gap-free
 // prefix of the local counter with HLC increasing in origin_seq order.
 func TestDurability_KillNine(t *testing.T) {
 	if testing.Short() {

@@ -13,7 +13,7 @@ import (
 // ExtensionKey is the metadata key under which lsnode carries what it adds
 // to an op (causal context, idempotency key), so the additions survive a
 // relay through a Python hub, which keeps only its own columns and
-// metadata (DESIGN.md §3). Clients may not use it.
+// metadata (docs/architecture.md#extensions-ride-in-metadata). Clients may not use it.
 const ExtensionKey = "_lsnode"
 
 // extension is the value stored under ExtensionKey.

@@ -168,7 +168,7 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-// preview cuts a long body to its first 200 code points (wire §2.3).
+// preview cuts a long body to its first 200 code points (docs/compatibility.md#event-and-artifact-records).
 func preview(e Event) Event {
 	n := 0
 	for i := range e.Body {

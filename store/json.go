@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// MarshalJSON renders the event dict of wire §1.7, keys in the Python
+// MarshalJSON renders the event dict of docs/compatibility.md#event-and-artifact-records, keys in the Python
 // hub's order, "" optional fields as null, metadata as an object. It
 // appends into one buffer: every MCP result, SSE frame and sync page that
 // carries events renders them here.
@@ -151,7 +151,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON renders the artifact "get" record of wire §1.8.
+// MarshalJSON renders the artifact "get" record of docs/compatibility.md#event-and-artifact-records.
 func (a Artifact) MarshalJSON() ([]byte, error) {
 	return marshalOrdered([]kv{
 		{"id", jsonString(a.ID)}, {"kind", jsonString(a.Kind)}, {"sha256", jsonString(a.SHA256)},

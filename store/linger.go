@@ -6,7 +6,7 @@ import "time"
 // open for more writes before committing it (Config.CommitLinger). At
 // 3 x 500 appends/s on three nodes of one host, 2 ms cut the nodes' store
 // transactions by half and their CPU per event by 8 %, 1 ms by a third
-// and 4 % (BENCHMARKS.md, Replication).
+// and 4 %.
 const DefaultCommitLinger = 2 * time.Millisecond
 
 // lingerBelow is the number of items stored in a transaction from which

@@ -10,7 +10,7 @@ import (
 )
 
 // Owed returns the events agent still owes a terminal reply to, oldest
-// first in HLC order (DESIGN.md §3). The answer depends only on the set of
+// first in HLC order (docs/architecture.md#owed-ness). The answer depends only on the set of
 // ops held, so every converged replica gives the same one.
 //
 // The page's ids come from lsnode_owed and, for the events past the owed

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// The owed rows lag the log. An event's owed row (DESIGN.md §3) is not
+// The owed rows lag the log. An event's owed row (docs/architecture.md#owed-ness) is not
 // written by the transaction that stores the event but by a later one,
 // with the rows of every event stored since the last such write, once
 // owedLagEvents events have gathered or owedLagPerAgent of them are
@@ -18,7 +18,7 @@ import (
 // group commit's events, written with them, dirty the same pages of
 // lsnode_owed commit after commit; written thousands at a time they fill
 // them. Applying 1M fleet events went from 64 % of the raw insert rate to
-// 85-86 % (BENCHMARKS.md, session 7). The price is at read time: an agent
+// 85-86 %. The price is at read time: an agent
 // with 511 events not written yet gets its Owed page in about 2 ms instead
 // of 0.1 ms.
 const (

@@ -13,7 +13,7 @@ import (
 	"github.com/lsnode/lsnode/hlc"
 )
 
-// The convergence property (DESIGN.md §2 invariant 7): replicas that hold
+// The convergence property (docs/architecture.md#convergence-of-derived-views): replicas that hold
 // the same ops hold them byte for byte and derive the same owed sets and
 // duplicate resolution, whatever order, grouping and repetition the ops
 // arrived in. Three writer replicas (plus a synthetic Python origin
@@ -21,7 +21,7 @@ import (
 // idempotent retries while syncing partially with each other; receivers
 // then get every op in shuffled, split, merged and duplicated batches and
 // re-offer what was deferred until nothing is. Every replica's owed sets
-// are also checked against a brute-force reading of DESIGN.md §3, and
+// are also checked against a brute-force reading of the owed-ness rule (docs/architecture.md#owed-ness), and
 // their coordination views (awaiting, claims) are the same everywhere.
 
 var propAgents = []string{"boss", "w1", "w2", "w3"}
@@ -150,7 +150,7 @@ func runConvergence(t *testing.T, seed uint64, steps int) {
 	for _, agent := range propAgents {
 		wantOwed[agent] = owedIDs(t, writers[0].s, agent)
 		if !slices.Equal(wantOwed[agent], model[agent]) {
-			t.Errorf("owed by %s = %v; the DESIGN.md §3 model says %v", agent, wantOwed[agent], model[agent])
+			t.Errorf("owed by %s = %v; the owed-ness model (docs/architecture.md#owed-ness) says %v", agent, wantOwed[agent], model[agent])
 		}
 	}
 	wantViews := viewsDump(t, writers[0].s, propAgents)
@@ -384,7 +384,7 @@ func (p *pyOrigin) next(rng *rand.Rand, now time.Time, from, to, corr, status st
 	}}
 }
 
-// modelOwed reads DESIGN.md §3 literally over every op a store holds: E is
+// modelOwed reads docs/architecture.md#owed-ness literally over every op a store holds: E is
 // owed by A when E is addressed to A (not '*'), not written by A, not the
 // losing duplicate of an idempotency key, and no terminal event R written
 // by A joins E with ack_of = E.id, or with E's correlation_id and "came

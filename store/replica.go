@@ -19,7 +19,7 @@ const ReplicaFile = "replica.json"
 
 var replicaIDPattern = regexp.MustCompile(`^rep_(?:[0-9a-f]{12}|[0-9a-f]{32})$`)
 
-// replicaFile is replica.json as the Python hub writes it (wire §3.1).
+// replicaFile is replica.json as the Python hub writes it (docs/compatibility.md#storage-and-file-format).
 type replicaFile struct {
 	ReplicaID    string `json:"replica_id"`
 	MintedAtNote string `json:"minted_at_note"`

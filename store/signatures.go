@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Origin integrity (issue 9): the signatures received with remote ops,
+// Origin integrity: the signatures received with remote ops,
 // kept so this node relays them, and the public key pinned for each
 // origin. Signing and verifying live in package opsig and the replication
 // layer; the store only keeps what they decided, in the same transaction

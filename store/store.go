@@ -161,7 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // checkpointer; the larger the WAL between checkpoints, the more often a
 // page rewritten by many commits is copied once).
 // With a 64 MiB cache a 1M-event catch-up peaked at 259 MiB resident, with
-// 32 MiB at 194 MiB, at the same rate (BENCHMARKS.md, Replication).
+// 32 MiB at 194 MiB, at the same rate.
 // temp_store stays at its default: a statement journal (the owed rows'
 // INSERT ... SELECT keeps one) then takes 64 KiB chunks that spill to a
 // file only past that size, where temp_store=MEMORY grows it 1 KiB at a

@@ -2,8 +2,7 @@ package store
 
 import "encoding/json"
 
-// Event is one event of the log in the shape clients see (mempalace-wire.md
-// §1.7). Optional routing fields hold "" for null. Metadata is the canonical
+// Event is one event of the log in the shape clients see (docs/compatibility.md#event-and-artifact-records). Optional routing fields hold "" for null. Metadata is the canonical
 // JSON text of an object.
 type Event struct {
 	ID            string
@@ -183,7 +182,7 @@ type Filter struct {
 	SinceName      string
 	BeforeEventID  string // strictly before this event's local seq
 	SinceCreatedAt string // created_at >= value (inclusive)
-	Cursor         string // portable cursor token (DESIGN.md §3)
+	Cursor         string // portable cursor token (docs/architecture.md#portable-cursors)
 	AfterSeq       int64  // strictly after this local seq (SSE, internal)
 
 	Limit   int    // 0 means 50; clamped to 500

@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// The texts below are the Python hub's ValueError texts (mempalace-wire.md
-// §1.6); clients match on them, so they are spelled out, not derived.
+// The texts below are the Python hub's ValueError texts (docs/compatibility.md#validation-and-error-texts); clients match on them, so they are spelled out, not derived.
 
 func TestAppend_ValidationTexts(t *testing.T) {
 	s, _ := openTestStore(t)

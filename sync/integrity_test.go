@@ -200,7 +200,7 @@ func TestIntegrity_ForgedOpsRefused(t *testing.T) {
 		t.Errorf("quarantine grew to %d entries", len(q))
 	}
 	// M offering a forgery again, now that the slot is held, meets the
-	// store's conflict rule (DESIGN.md §2 invariant 3): recorded, never
+	// store's conflict rule (docs/architecture.md#idempotent-apply-and-quarantine): recorded, never
 	// stored.
 	l := compromisedPeer(t, b, mKey)
 	if _, err := l.Handle(context.Background(), &pb.Frame{Kind: &pb.Frame_Batch{Batch: &pb.Batch{Ops: []*pb.Op{cases[0].op}}}}, t0); err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // peersReply is the part of GET /sync/peers that `lsnode peers` reads: the
-// Python hub's estate (mempalace-wire.md §3.9) and lsnode's extension
+// Python hub's estate (docs/compatibility.md#peersjson-and-the-estate) and lsnode's extension
 // under "lsnode", which a Python hub does not send.
 type peersReply struct {
 	Self struct {

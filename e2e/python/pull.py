@@ -2,7 +2,7 @@
 """A Python hub's pull engine, standard library only, for lsnode's e2e tests.
 
 It pulls a running node over the Python hub's replication routes
-(mempalace-wire.md section 3.8) into an in-memory log and prints a JSON
+(docs/compatibility.md#pull-protocol) into an in-memory log and prints a JSON
 summary on stdout:
 
     {"peer_replica", "version_vector", "requests",

@@ -9,7 +9,7 @@ import (
 	"github.com/lsnode/lsnode/node/auth"
 )
 
-// policy is the Python hub's request policy (mempalace-wire.md §5), checked
+// policy is the Python hub's request policy (docs/compatibility.md#request-policy), checked
 // in its order: Host pin (loopback binds only), then Origin, then bearer
 // (auth.Authenticator).
 type policy struct {

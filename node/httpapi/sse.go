@@ -17,7 +17,7 @@ import (
 // Python hub's _SSE_BATCH_LIMIT).
 const sseBatchLimit = 500
 
-// handleStream serves GET /logstream/stream (mempalace-wire.md §4): the
+// handleStream serves GET /logstream/stream (docs/compatibility.md#sse-and-health-routes): the
 // filters and the cursor are checked by reading the first page before
 // anything is sent, so a bad filter or an unknown cursor is a clean 400;
 // then the stream replays what follows the cursor and tails the log,

@@ -58,7 +58,7 @@ func TestSSE_LiveTailSendsOnlyLaterEvents(t *testing.T) {
 	if want, err := pyjson.Compact(after); err != nil || f.Data != string(want) {
 		t.Fatalf("data %s, want %s (%v)", f.Data, want, err)
 	}
-	// Key order of the wire event dict (mempalace-wire.md §1.7).
+	// Key order of the wire event dict (docs/compatibility.md#event-and-artifact-records).
 	keys := []string{`"id"`, `"seq"`, `"origin_replica"`, `"origin_seq"`, `"hlc"`, `"type"`, `"stream"`, `"room"`,
 		`"topic"`, `"from_agent"`, `"to_agent"`, `"correlation_id"`, `"branch"`, `"base_commit"`, `"status"`,
 		`"artifact_ids"`, `"body"`, `"created_at"`, `"metadata"`}

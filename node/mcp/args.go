@@ -117,7 +117,7 @@ func (a *callArgs) text(key string) json.RawMessage {
 }
 
 // prepare applies the Python hub's argument handling to a call, in its
-// order (mempalace-wire.md §2.1 steps 5 to 7): unknown keys, then the
+// order (docs/compatibility.md#mcp-envelope-and-argument-handling steps 5 to 7): unknown keys, then the
 // coercion of integer properties, then the read-only gate, then missing
 // required parameters. The errors are the JSON-RPC errors clients see.
 func (spec *toolSpec) prepare(a *callArgs, readOnly bool) *jsonrpc.Error {

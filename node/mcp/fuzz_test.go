@@ -37,7 +37,7 @@ func fuzzTools(f *testing.F, readOnly bool) (*toolSet, *store.Store) {
 }
 
 // argErrorPrefixes are the beginnings of every -32602 text the argument
-// handling documents (mempalace-wire.md §2.1).
+// handling documents (docs/compatibility.md#mcp-envelope-and-argument-handling).
 var argErrorPrefixes = []string{
 	"Invalid params: 'name' must be a string and 'arguments' an object",
 	"Unknown parameter ", "Unknown parameters ",
@@ -216,7 +216,7 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 }
 
 // rpcErrorTexts are the JSON-RPC errors the screen answers itself, by
-// code (mempalace-wire.md §2.1).
+// code (docs/compatibility.md#mcp-envelope-and-argument-handling).
 var rpcErrorTexts = map[int64][]string{
 	jsonrpc.CodeParseError:     {"Parse error"},
 	jsonrpc.CodeInvalidRequest: {"Invalid Request"},

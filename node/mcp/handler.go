@@ -87,7 +87,7 @@ type Options struct {
 // the Host pin belong to the HTTP surface in front of it (node/httpapi).
 //
 // The tools are the hub's, with its names, inputs, envelopes and texts
-// (mempalace-wire.md §2), plus these lsnode additions, which old clients
+// (docs/compatibility.md#tools), plus these lsnode additions, which old clients
 // never see unless they ask:
 //   - idempotency_key on every writer; a retry answers the original result
 //     with "duplicate": true;

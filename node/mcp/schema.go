@@ -12,7 +12,7 @@ import (
 )
 
 // toolSpec describes one MCP tool: what tools/list advertises and what the
-// argument handling checks (mempalace-wire.md §2.1, §2.2).
+// argument handling checks (docs/compatibility.md#mcp-envelope-and-argument-handling, docs/compatibility.md#tools).
 type toolSpec struct {
 	name string
 	desc string

@@ -28,8 +28,7 @@ type rpcRequest struct {
 }
 
 // screen reads a request body as the Python hub does and keeps the hub's
-// JSON-RPC behaviour where it differs from the SDK's (mempalace-wire.md
-// §2.1, §5):
+// JSON-RPC behaviour where it differs from the SDK's (docs/compatibility.md#mcp-envelope-and-argument-handling, docs/compatibility.md#request-policy):
 //
 //   - any Accept and Content-Type: clients that POST a bare tools/call with
 //     only "Accept: application/json" (or none) and no initialize work, and

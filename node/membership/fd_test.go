@@ -27,8 +27,8 @@ import (
 // nor probes; here it keeps probing into the void, which is harsher: it
 // suspects everyone and must be refuted too).
 const (
-	crashTarget = 4 * time.Second // issue 5: dead on every survivor, p99
-	freezeFor   = 2 * time.Second // issue 5: never declared dead
+	crashTarget = 4 * time.Second // dead on every survivor, p99
+	freezeFor   = 2 * time.Second // never declared dead
 )
 
 // TestFailureDetection_Production runs one crash and one freeze on the

@@ -35,8 +35,7 @@ import (
 // it notices its own stall and hands every peer a new incarnation over TCP
 // at once (stall.go). Measured over
 // loopback sockets, 20 runs each: crash p50 3.2 s, p99 3.5 s on 5 nodes
-// (3.1 s, 3.6 s on 3); no 2 s freeze declared dead (BENCHMARKS.md,
-// "## Membership (issue 5)").
+// (3.1 s, 3.6 s on 3); no 2 s freeze declared dead (docs/benchmarks.md#membership).
 //
 // The price: five probes a second per node instead of one (tiny UDP
 // packets), and a node whose network or scheduler stalls for more than

@@ -162,7 +162,7 @@ type Legacy struct {
 
 // ImportPreReplication stores events as a pre-replication hub did, then
 // runs the migration's backfill over every row without an origin, as the
-// hub does on open (wire §1.4): origin_replica = this hub, origin_seq =
+// hub does on open (docs/compatibility.md#storage-and-file-format): origin_replica = this hub, origin_seq =
 // rowid, hlc = render(created_at in ms, min(rowid, 0xFFFFFF), this hub).
 // Artifacts without an origin get this hub's. It returns the event ids.
 func (h *Hub) ImportPreReplication(events []Legacy) []string {

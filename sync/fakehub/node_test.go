@@ -359,7 +359,7 @@ func rawGet(t *testing.T, url, auth string) (int, string, string) {
 }
 
 // TestNodeEventKeyOrder: the node serves event dicts with the hub's key
-// order (wire §1.7), which some Python consumers print as is.
+// order (docs/compatibility.md#event-and-artifact-records), which some Python consumers print as is.
 func TestNodeEventKeyOrder(t *testing.T) {
 	n := startNode(t)
 	fillNode(t, n.Store())

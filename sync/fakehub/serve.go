@@ -139,7 +139,7 @@ func (h *Hub) servePeers(w http.ResponseWriter) {
 	}.JSON())
 }
 
-// eventDictLocked renders a row as the hub's read paths do (wire §1.7):
+// eventDictLocked renders a row as the hub's read paths do (docs/compatibility.md#event-and-artifact-records):
 // seq is the rowid, artifact_ids sorted, metadata parsed ({} when
 // unparsable).
 func (h *Hub) eventDictLocked(r *row) pyjson.Object {
@@ -165,7 +165,7 @@ func (h *Hub) eventDictLocked(r *row) pyjson.Object {
 	}
 }
 
-// artifactDict is the hub's artifact "get" record (wire §1.8).
+// artifactDict is the hub's artifact "get" record (docs/compatibility.md#event-and-artifact-records).
 func artifactDict(a *artifact) pyjson.Object {
 	return pyjson.Object{
 		{Key: "id", Value: a.id}, {Key: "kind", Value: a.kind}, {Key: "sha256", Value: a.sha},

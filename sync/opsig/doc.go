@@ -1,5 +1,4 @@
-// Package opsig signs and verifies replicated ops (origin integrity,
-// issue 9). Each lsnode node holds an ed25519 key in its data dir
+// Package opsig signs and verifies replicated ops (origin integrity,). Each lsnode node holds an ed25519 key in its data dir
 // (node.key) and signs its own ops when it serves them; every receiver
 // verifies an origin's ops against the public key it pinned for that
 // origin, so a relay can neither forge nor alter another origin's op.
