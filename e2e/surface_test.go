@@ -115,6 +115,40 @@ func TestSurface_EnvironmentConfiguresServe(t *testing.T) {
 	}
 }
 
+// TestSurface_ConfigFileConfiguresServe: serve takes the settings of its
+// --config file, under its variables and flags; a file with a mistake
+// stops it with the key and line (exit 2) before the data dir is touched.
+func TestSurface_ConfigFileConfiguresServe(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "lsnode.yaml")
+	body := "mcp:\n  read-only: true\nlimits:\n  sse-max-clients: 0\nhttp:\n  http: 127.0.0.1:1\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The harness's --http beats the file's; LSNODE_SSE_MAX_CLIENTS beats
+	// the file's cap; read-only comes from the file alone.
+	p := startLsnode(t, nodeOptions{Token: "tok", Args: []string{"--config", file}, Env: []string{"LSNODE_SSE_MAX_CLIENTS=3"}})
+	out := mustRun(t, p, "status", "--json")
+	if !strings.Contains(out, `"read_only": true`) || !strings.Contains(out, `"max_clients": 3`) {
+		t.Fatalf("status of a node configured by its file:\n%s", out)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("http:\n  http-write-timeout: 60\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	code, _, errOut := runCLI(t, nil, "serve", "--data", data, "--config", bad)
+	if code != 2 || !strings.Contains(errOut, bad+":2: http.http-write-timeout: want a duration with a unit, such as 60s or 60ms") {
+		t.Fatalf("serve with a bad file: exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("serve with a bad file touched its data dir (stat: %v)", err)
+	}
+	if code, out, errOut := runCLI(t, nil, "config", "check", file); code != 0 || !strings.Contains(out, "ok: 3 settings") {
+		t.Fatalf("config check: exit %d, %q %q", code, out, errOut)
+	}
+}
+
 // tailProc is a running `lsnode events tail --json`.
 type tailProc struct {
 	cmd  *exec.Cmd

@@ -46,7 +46,7 @@ func (e *serveEnv) List(name, usage string, vars ...string) *string {
 }
 
 // Switch defines a boolean flag, false by default; its variables are read
-// as the Python hub reads its switches (envTruthy).
+// as the Python hub reads its switches (environ.truthyOr).
 func (e *serveEnv) Switch(name, usage string, vars ...string) *bool {
 	return e.fs.Bool(name, e.env.truthyOr(e.file.boolOr(name, false), vars...), usage)
 }
