@@ -324,7 +324,7 @@ func TestSearch_AfterApply(t *testing.T) {
 			t.Fatalf("apply: %s", fmtResult(res))
 		}
 	}
-	wantSearchMatchesScan(t, s, 12)
+	wantSearchMatchesScan(t, s, 6)
 	checkSearchIntegrity(t, s)
 }
 
