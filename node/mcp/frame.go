@@ -17,15 +17,20 @@ import (
 // the frame. id is the answer's id as answerID writes it.
 // TestMCPFastPathMatchesSDK holds them to the SDK's bytes.
 
-// textResponse is the response carrying a result of one text content,
-// built in one buffer: the go-sdk's CallToolResult with one TextContent as
+// textResponse is the response carrying a tool's result, built in one
+// buffer: the go-sdk's CallToolResult with one TextContent as
 // encoding/json's defaults marshal it, HTML characters escaped:
-// {"content":[{"type":"text","text":...}]}.
-func textResponse(id, text []byte) []byte {
-	out := make([]byte, 0, len(text)+len(text)/8+128)
+// {"content":[{"type":"text","text":...}]}, with "isError":true after
+// the content when the result reports a failure.
+func textResponse(id []byte, res toolResult) []byte {
+	out := make([]byte, 0, len(res.text)+len(res.text)/8+128)
 	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"content":[{"type":"text","text":`...)
-	out = appendJSONString(out, text, true)
-	return append(out, "}]}}"...)
+	out = appendJSONString(out, res.text, true)
+	out = append(out, "}]"...)
+	if res.failed {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, "}}"...)
 }
 
 // emptyResponse is the response with an empty result (ping's).

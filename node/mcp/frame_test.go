@@ -59,16 +59,18 @@ func TestTextResponseIsSDKs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, text := range jsonStringCases {
-			result, err := json.Marshal(&gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: text}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := textResponse(idText(id), []byte(text)); !bytes.Equal(got, want) {
-				t.Errorf("id %v, text %q:\n got %s\nwant %s", raw, text, got, want)
+			for _, failed := range []bool{false, true} {
+				result, err := json.Marshal(&gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: text}}, IsError: failed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := textResponse(idText(id), toolResult{text: []byte(text), failed: failed}); !bytes.Equal(got, want) {
+					t.Errorf("id %v, text %q, failed %v:\n got %s\nwant %s", raw, text, failed, got, want)
+				}
 			}
 		}
 	}

@@ -176,7 +176,7 @@ func stdJSONValue(raw json.RawMessage) (any, error) {
 }
 
 // checkCallOutcome checks that a call's answer is one the tool documents.
-func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, text []byte, outcome string, err *jsonrpc.Error) {
+func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, res toolResult, outcome string, err *jsonrpc.Error) {
 	t.Helper()
 	switch outcome {
 	case outcomeInvalid:
@@ -188,11 +188,11 @@ func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, text []byte, 
 			t.Fatalf("%s read-only refusal (read-only %v): %v", spec.name, readOnly, err)
 		}
 	case outcomeOK, outcomeFailed:
-		if err != nil || text == nil {
-			t.Fatalf("%s %s: %q %v", spec.name, outcome, text, err)
+		if err != nil || res.text == nil || res.failed != (outcome == outcomeFailed) {
+			t.Fatalf("%s %s: %q failed=%v %v", spec.name, outcome, res.text, res.failed, err)
 		}
 		var payload map[string]any
-		if jerr := json.Unmarshal(text, &payload); jerr != nil {
+		if jerr := json.Unmarshal(res.text, &payload); jerr != nil {
 			t.Fatalf("%s payload is not a JSON object: %v", spec.name, jerr)
 		}
 		if msg, _ := payload["error"].(string); (outcome == outcomeFailed) != (msg != "") {

@@ -89,11 +89,11 @@ func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativ
 		// The SDK hands tool handlers the request's values without its
 		// cancellation; withCaller keeps the cancellation for event_wait.
 		ctx := context.WithoutCancel(withCaller(r.Context()))
-		text, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args)
+		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args)
 		if rpcErr != nil {
 			data = errorResponse(call.id, rpcErr)
 		} else {
-			data = textResponse(call.id, text)
+			data = textResponse(call.id, res)
 		}
 	}
 	hd := w.Header()

@@ -48,14 +48,15 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 	})
 }
 
-// sdkTool adapts a tool to the SDK: its result is the one text content.
+// sdkTool adapts a tool to the SDK: its result is the one text content,
+// with isError on a failure.
 func sdkTool(tools *toolSet, spec *toolSpec) gosdk.ToolHandler {
 	return func(ctx context.Context, req *gosdk.CallToolRequest) (*gosdk.CallToolResult, error) {
-		text, rpcErr := tools.run(ctx, spec, req.Params.Arguments)
+		res, rpcErr := tools.run(ctx, spec, req.Params.Arguments)
 		if rpcErr != nil {
 			return nil, rpcErr
 		}
-		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: string(text)}}}, nil
+		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: string(res.text)}}, IsError: res.failed}, nil
 	}
 }
 
