@@ -42,6 +42,7 @@ type toolSet struct {
 	maxWait         time.Duration   // bounds an event_wait; 0: the hub's clamp only
 	logger          *slog.Logger
 	metrics         *callMetrics
+	events          *eventTexts // the rendered events of pages (page.go)
 }
 
 // failure is refused input: its text is the hub's, and it travels inside
@@ -52,21 +53,15 @@ func (f *failure) Error() string { return f.msg }
 
 func toolFailure(msg string) error { return &failure{msg: msg} }
 
-// toolResult is a tool's answer as every path sends it: the text of its
-// one text content, as the hub writes it, and whether it reports a
-// failure (isError).
-type toolResult struct {
-	text   []byte
-	failed bool
-}
-
 // run is one tool call, whichever path it came by (native or the SDK
 // server): the hub's argument handling, the tool, the call recorded. It
-// returns the result, or the JSON-RPC error.
-func (t *toolSet) run(ctx context.Context, spec *toolSpec, raw json.RawMessage) (toolResult, *jsonrpc.Error) {
+// returns the result, with its structured content when structured (the
+// client's era has it: wantsStructured), or the JSON-RPC error.
+func (t *toolSet) run(ctx context.Context, spec *toolSpec, raw json.RawMessage, structured bool) (toolResult, *jsonrpc.Error) {
 	start := time.Now()
 	res, outcome, err := t.call(ctx, spec, raw)
 	t.metrics.observe(spec.name, outcome, time.Since(start))
+	res.structured = structured
 	return res, err
 }
 
@@ -132,13 +127,20 @@ func (t *toolSet) settle(spec *toolSpec, payload any, err error) (toolResult, st
 }
 
 // text renders a payload as the one text content the hub returns: JSON as
-// Python's json.dumps(indent=2, ensure_ascii=False) writes it.
+// Python's json.dumps(indent=2, ensure_ascii=False) writes it. A page of
+// events is spliced from the cache of rendered events instead (page.go).
 func (t *toolSet) text(spec *toolSpec, payload any, outcome string) (toolResult, string, *jsonrpc.Error) {
-	body, err := pyjson.DumpsIndent(payload)
+	res := toolResult{failed: outcome == outcomeFailed}
+	var err error
+	if page, ok := payload.(renderedPage); ok {
+		res.page, err = page.pieces(t.events)
+	} else {
+		res.text, err = pyjson.DumpsIndent(payload)
+	}
 	if err != nil {
 		return t.settle(spec, nil, err)
 	}
-	return toolResult{text: body, failed: outcome == outcomeFailed}, outcome, nil
+	return res, outcome, nil
 }
 
 func readOnlyRefusal(tool string) *jsonrpc.Error {

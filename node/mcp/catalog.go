@@ -56,6 +56,7 @@ func eventAppendSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"type", "stream", "room", "from_agent"},
+		out:      writeOutput(prop("event", eventSchema())),
 		run:      (*toolSet).eventAppend,
 	}
 }
@@ -82,6 +83,7 @@ func taskCreateSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"project", "from_agent", "to_agent", "goal", "branch", "base_commit", "done"},
+		out:      writeOutput(prop("task", eventSchema()), prop("handoff", stringSchema("One line to paste to the worker."))),
 		run:      (*toolSet).taskCreate,
 	}
 }
@@ -142,6 +144,7 @@ func eventListSpec() *toolSpec {
 			"to_agent=<you> also matches '*' broadcasts; writer=<agent> filters by who wrote an event; " +
 			"from_agent is your identity and never filters. To wait for new events use mempalace_event_wait.",
 		props: props,
+		out:   pageOutput(false, true),
 		run:   (*toolSet).eventList,
 	}
 }
@@ -160,6 +163,7 @@ func eventWaitSpec() *toolSpec {
 			"match returns at once. On timeout returns {timed_out: true, events: [], count: 0}: a normal " +
 			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll.",
 		props: props,
+		out:   pageOutput(true, true),
 		run:   (*toolSet).eventWait,
 	}
 }
@@ -179,6 +183,7 @@ func eventAckSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"event_id", "from_agent"},
+		out:      writeOutput(prop("event", eventSchema())),
 		run:      (*toolSet).eventAck,
 	}
 }
@@ -196,6 +201,7 @@ func eventOwedSpec() *toolSpec {
 			limitProp("Most events to return."),
 		},
 		required: []string{"agent"},
+		out:      pageOutput(false, false),
 		run:      (*toolSet).eventOwed,
 	}
 }
@@ -216,6 +222,7 @@ func artifactPutSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"kind", "content", "created_by"},
+		out:      writeOutput(prop("artifact", artifactPutSchema())),
 		run:      (*toolSet).artifactPut,
 	}
 }
@@ -228,6 +235,7 @@ func artifactGetSpec() *toolSpec {
 			routingProp("artifact_id", "Id of the artifact."),
 		},
 		required: []string{"artifact_id"},
+		out:      artifactGetOutput(),
 		run:      (*toolSet).artifactGet,
 	}
 }
@@ -253,6 +261,7 @@ func patchSubmitSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"content", "from_agent", "stream"},
+		out:      writeOutput(prop("artifact", artifactPutSchema()), prop("event", eventSchema())),
 		run:      (*toolSet).patchSubmit,
 	}
 }
@@ -262,6 +271,7 @@ func meshPeersSpec() *toolSpec {
 		name: toolMeshPeers,
 		desc: "Mesh snapshot: this node's replica id and version vector, and each peer's reachability, " +
 			"last sync and replication lag. The same payload as GET /sync/peers; never includes tokens.",
+		out: meshPeersOutput(),
 		run: (*toolSet).meshPeers,
 	}
 }

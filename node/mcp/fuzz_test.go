@@ -32,7 +32,7 @@ func fuzzTools(f *testing.F, readOnly bool) (*toolSet, *store.Store) {
 	return &toolSet{
 		log: st, readOnly: readOnly, drain: drained, logger: nodetest.DiscardLogger(),
 		roster:  func(context.Context) (any, error) { return map[string]any{"peers": []any{}}, nil },
-		metrics: newCallMetrics(nil),
+		metrics: newCallMetrics(nil), events: newEventTexts(eventTextsBudget),
 	}, st
 }
 
@@ -188,11 +188,12 @@ func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, res toolResul
 			t.Fatalf("%s read-only refusal (read-only %v): %v", spec.name, readOnly, err)
 		}
 	case outcomeOK, outcomeFailed:
-		if err != nil || res.text == nil || res.failed != (outcome == outcomeFailed) {
-			t.Fatalf("%s %s: %q failed=%v %v", spec.name, outcome, res.text, res.failed, err)
+		text := res.appendText(nil)
+		if err != nil || len(text) == 0 || res.failed != (outcome == outcomeFailed) {
+			t.Fatalf("%s %s: %q failed=%v %v", spec.name, outcome, text, res.failed, err)
 		}
 		var payload map[string]any
-		if jerr := json.Unmarshal(res.text, &payload); jerr != nil {
+		if jerr := json.Unmarshal(text, &payload); jerr != nil {
 			t.Fatalf("%s payload is not a JSON object: %v", spec.name, jerr)
 		}
 		if msg, _ := payload["error"].(string); (outcome == outcomeFailed) != (msg != "") {

@@ -136,6 +136,7 @@ func NewHandler(opts Options) *Handler {
 	tools := &toolSet{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,
 		maxWait: opts.MaxWait, logger: logger.With("component", "mcp"), metrics: newCallMetrics(opts.Metrics),
+		events: newEventTexts(eventTextsBudget),
 	}
 	specs := map[string]*toolSpec{}
 	for _, spec := range catalog() {

@@ -89,7 +89,7 @@ func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativ
 		// The SDK hands tool handlers the request's values without its
 		// cancellation; withCaller keeps the cancellation for event_wait.
 		ctx := context.WithoutCancel(withCaller(r.Context()))
-		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args)
+		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args, wantsStructured(r.Header.Get("Mcp-Protocol-Version")))
 		if rpcErr != nil {
 			data = errorResponse(call.id, rpcErr)
 		} else {

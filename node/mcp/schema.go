@@ -24,7 +24,9 @@ type toolSpec struct {
 	// required are the parameters that must be present, in the order the
 	// Python handler's signature lists them (its error names them so).
 	required []string
-	run      toolFunc
+	// out is the output schema (output.go).
+	out *jsonschema.Schema
+	run toolFunc
 }
 
 // toolFunc runs a tool whose arguments passed prepare. It returns the
@@ -64,7 +66,7 @@ func (s *toolSpec) tool() *gosdk.Tool {
 		in.Properties[p.name] = p.schema
 		in.PropertyOrder = append(in.PropertyOrder, p.name)
 	}
-	t := &gosdk.Tool{Name: s.name, Description: s.desc, InputSchema: in}
+	t := &gosdk.Tool{Name: s.name, Description: s.desc, InputSchema: in, OutputSchema: s.out}
 	if !s.writer {
 		t.Annotations = &gosdk.ToolAnnotations{ReadOnlyHint: true}
 	}

@@ -34,9 +34,7 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 	for _, spec := range catalog() {
 		server.AddTool(spec.tool(), sdkTool(tools, specs[spec.name]))
 	}
-	if opts.ReadOnly {
-		server.AddReceivingMiddleware(hideWriters(specs))
-	}
+	server.AddReceivingMiddleware(listedTools(specs, opts.ReadOnly))
 	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
@@ -49,14 +47,18 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 }
 
 // sdkTool adapts a tool to the SDK: its result is the one text content,
-// with isError on a failure.
+// the structured content and isError on a failure.
 func sdkTool(tools *toolSet, spec *toolSpec) gosdk.ToolHandler {
 	return func(ctx context.Context, req *gosdk.CallToolRequest) (*gosdk.CallToolResult, error) {
-		res, rpcErr := tools.run(ctx, spec, req.Params.Arguments)
+		res, rpcErr := tools.run(ctx, spec, req.Params.Arguments, wantsStructured(req.ProtocolVersion()))
 		if rpcErr != nil {
 			return nil, rpcErr
 		}
-		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: string(res.text)}}, IsError: res.failed}, nil
+		out := &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: string(res.appendText(nil))}}, IsError: res.failed}
+		if res.structured {
+			out.StructuredContent = json.RawMessage(res.appendStructured(nil))
+		}
+		return out, nil
 	}
 }
 
@@ -81,15 +83,31 @@ func (h *Handler) serveSDK(w http.ResponseWriter, r *http.Request, req rpcReques
 	answer.finish() // not deferred: after a panic nothing is sent, and the surface's recovery answers
 }
 
-// hideWriters drops the writers from tools/list, as a read-only hub does.
-func hideWriters(specs map[string]*toolSpec) gosdk.Middleware {
+// listedTools fits tools/list to the client: a read-only node leaves the
+// writers out, as a read-only hub does, and a client of an era without
+// structured results (wantsStructured) gets the tools without their
+// output schemas, since its results carry no structured content.
+func listedTools(specs map[string]*toolSpec, readOnly bool) gosdk.Middleware {
 	return func(next gosdk.MethodHandler) gosdk.MethodHandler {
 		return func(ctx context.Context, method string, req gosdk.Request) (gosdk.Result, error) {
 			res, err := next(ctx, method, req)
-			if list, ok := res.(*gosdk.ListToolsResult); ok {
+			list, ok := res.(*gosdk.ListToolsResult)
+			if !ok {
+				return res, err
+			}
+			if readOnly {
 				list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *gosdk.Tool) bool {
 					return specs[t.Name].writer
 				})
+			}
+			if r, ok := req.(*gosdk.ListToolsRequest); ok && !wantsStructured(r.ProtocolVersion()) {
+				tools := make([]*gosdk.Tool, len(list.Tools))
+				for i, t := range list.Tools {
+					plain := *t // the server's tools are shared: change a copy
+					plain.OutputSchema = nil
+					tools[i] = &plain
+				}
+				list.Tools = tools
 			}
 			return res, err
 		}
