@@ -74,7 +74,7 @@ func eventSchema() *jsonschema.Schema {
 func artifactProps() []toolProp {
 	return []toolProp{
 		prop("id", stringSchema("Artifact id.")),
-		prop("kind", &jsonschema.Schema{Type: "string", Enum: []any{"patch", "file", "log", "json", "note"}}),
+		prop("kind", enumProp("kind", "Artifact kind.", artifactKinds...).schema),
 		prop("sha256", stringSchema("SHA-256 of the content, hex.")),
 		prop("size_bytes", integerSchema("Size of the content in UTF-8 bytes.")),
 	}
