@@ -162,10 +162,11 @@ func NewHandler(opts Options) *Handler {
 //     (native.go) or the SDK does (sdk.go); both run the same tools
 //     (toolSet.run) and write the same bytes.
 //
-// Requests that are not POSTs (GET, DELETE of a session) are the SDK's.
+// Requests that are not POSTs (a GET stream, a DELETE of a session) get
+// 405 with Allow: POST: the server has neither (writeMethodRefusal).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		h.sdk.ServeHTTP(w, r)
+		writeMethodRefusal(w, r.Method)
 		return
 	}
 	body, ok := h.readBody(w, r)

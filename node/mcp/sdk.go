@@ -26,7 +26,7 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 	// The SDK logs every stateless request's session start and end at
 	// INFO; only its warnings and errors reach the node's log.
 	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
-	server := gosdk.NewServer(&gosdk.Implementation{Name: "mempalace", Version: opts.Version}, &gosdk.ServerOptions{
+	server := gosdk.NewServer(&gosdk.Implementation{Name: hubServerName, Title: "lsnode", Version: opts.Version}, &gosdk.ServerOptions{
 		Logger:                    sdkLogger,
 		Capabilities:              &gosdk.ServerCapabilities{Tools: &gosdk.ToolCapabilities{}},
 		SupportedProtocolVersions: protocolVersions,
@@ -34,7 +34,7 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 	for _, spec := range catalog() {
 		server.AddTool(spec.tool(), sdkTool(tools, specs[spec.name]))
 	}
-	server.AddReceivingMiddleware(listedTools(specs, opts.ReadOnly))
+	server.AddReceivingMiddleware(listedTools(specs, opts.ReadOnly), hubServerInfo)
 	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
@@ -111,6 +111,24 @@ func listedTools(specs map[string]*toolSpec, readOnly bool) gosdk.Middleware {
 			}
 			return res, err
 		}
+	}
+}
+
+// hubServerName is the server's name, the hub's: clients may check it.
+const hubServerName = "mempalace"
+
+// hubServerInfo answers initialize with the hub's serverInfo, {name,
+// version}: the clients of the initialize eras get the hub's answer byte
+// for byte. The sessionless era, which has no initialize, learns the
+// server's full identity from every result's _meta: the hub's name, the
+// title lsnode and lsnode's version.
+func hubServerInfo(next gosdk.MethodHandler) gosdk.MethodHandler {
+	return func(ctx context.Context, method string, req gosdk.Request) (gosdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if init, ok := res.(*gosdk.InitializeResult); ok && init.ServerInfo != nil {
+			init.ServerInfo = &gosdk.Implementation{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
+		}
+		return res, err
 	}
 }
 
