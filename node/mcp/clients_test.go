@@ -144,7 +144,7 @@ func TestMCPMark3Client(t *testing.T) {
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if init.ServerInfo.Name != "mempalace" || init.ProtocolVersion != "2025-11-25" {
+	if init.ServerInfo.Name != "mempalace" || init.ProtocolVersion != "2026-07-28" {
 		t.Fatalf("initialize %+v", init)
 	}
 	tools, err := c.ListTools(ctx, mark3.ListToolsRequest{})

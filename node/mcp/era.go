@@ -1,14 +1,65 @@
 package mcp
 
-// structuredSince is the first MCP version whose tools have an
-// outputSchema and whose results carry structuredContent.
-const structuredSince = "2025-06-18"
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// The MCP client eras the handler tells apart (docs/compatibility.md,
+// "MCP client eras"). Versions are dates, so they compare as strings.
+const (
+	// structuredSince is the first version whose tools have an
+	// outputSchema and whose results carry structuredContent.
+	structuredSince = "2025-06-18"
+	// sessionlessSince is the first version of the sessionless protocol:
+	// no initialize, the version and the client's capabilities in every
+	// request's _meta, server/discover.
+	sessionlessSince = "2026-07-28"
+)
+
+// Keys of a request's _meta in the sessionless protocol.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// initializeVersions are the versions the initialize handshake
+// negotiates, as the Python hub does, newest first: a client's version in
+// the list is echoed, any other gets the first.
+var initializeVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// protocolVersions are all the versions the server speaks, newest first:
+// the sessionless protocol beside the initialize eras.
+var protocolVersions = append([]string{sessionlessSince}, initializeVersions...)
 
 // wantsStructured reports whether a client speaking protocol version
 // (the MCP-Protocol-Version header, or the request's _meta in the
 // sessionless protocol) gets structured results and output schemas: the
 // hub's bare clients (no version) and the 2024-11-05 and 2025-03-26 eras
-// get the hub's answer, the newer eras also the structured one
-// (docs/compatibility.md, "MCP client eras"). Versions are dates, so
-// they compare as strings.
+// get the hub's answer, the newer eras also the structured one.
 func wantsStructured(version string) bool { return version >= structuredSince }
+
+// requestVersion is the protocol version a request names: its _meta's
+// (the sessionless protocol), else its MCP-Protocol-Version header; ""
+// for the hub's bare clients, which name none.
+func requestVersion(r *http.Request, params json.RawMessage) string {
+	if v := metaVersion(params); v != "" {
+		return v
+	}
+	return r.Header.Get("Mcp-Protocol-Version")
+}
+
+// metaVersion is the protocol version in params._meta, or "".
+func metaVersion(params json.RawMessage) string {
+	if !isObject(params) {
+		return ""
+	}
+	p, err := validMembers(params) // a member of a valid body
+	if err != nil || !isObject(p.get("_meta")) {
+		return ""
+	}
+	meta, err := validMembers(p.get("_meta"))
+	if err != nil {
+		return ""
+	}
+	v, _ := jsonValue(meta.get(metaProtocolVersion))
+	s, _ := v.(string)
+	return s
+}

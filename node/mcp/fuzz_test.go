@@ -248,6 +248,12 @@ func FuzzJSONRPCBody(f *testing.F) {
 		"\xff{}",
 		``,
 		`{`,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mempalace_event_list","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":5}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":[]}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":null}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -258,7 +264,7 @@ func FuzzJSONRPCBody(f *testing.F) {
 	h := &Handler{specs: specs}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := httptest.NewRecorder()
-		_, forward, done := h.screen(rec, body)
+		_, forward, done := h.screen(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil), body)
 		if done {
 			checkScreenAnswer(t, body, rec)
 			return
@@ -311,7 +317,7 @@ func checkForwarded(t *testing.T, forward []byte, specs map[string]*toolSpec) {
 		t.Fatalf("forwarded %q: not a request object (%v)", forward, err)
 	}
 	switch env.Method {
-	case "ping", "tools/list":
+	case "ping", "tools/list", "server/discover":
 	case "initialize":
 		var p struct {
 			ProtocolVersion json.RawMessage `json:"protocolVersion"`

@@ -176,7 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.deadline > 0 {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.deadline))
 	}
-	req, forward, done := h.screen(w, body)
+	req, forward, done := h.screen(w, r, body)
 	if done {
 		return
 	}

@@ -53,7 +53,7 @@ func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nati
 	if !h.native {
 		return nativeCall{}, false
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(initializeVersions, v) {
 		return nativeCall{}, false
 	}
 	if len(r.Header.Values("Last-Event-ID")) > 0 {

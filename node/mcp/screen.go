@@ -16,13 +16,20 @@ import (
 const oldestProtocolVersion = "2024-11-05"
 
 // rpcRequest is a request body the screen let through: its members, its
-// method, and a tools/call's params and tool name.
+// method, a tools/call's params and tool name, and the protocol version
+// it names (requestVersion).
 type rpcRequest struct {
-	env    members
-	method any
-	params members
-	tool   string
+	env     members
+	method  any
+	params  members
+	tool    string
+	version string
 }
+
+// sessionless reports whether the request follows the sessionless
+// protocol, whose clients get the specification's answers where the
+// hub's differ.
+func (r *rpcRequest) sessionless() bool { return r.version >= sessionlessSince }
 
 // screen reads a request body as the Python hub does and keeps the hub's
 // JSON-RPC behaviour where it differs from the SDK's (mempalace-wire.md
@@ -41,7 +48,11 @@ type rpcRequest struct {
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
 //   - initialize reads only its protocol version: none negotiates
 //     2024-11-05, one that is not a string the newest;
-//   - ping and tools/list ignore their params;
+//   - ping and tools/list ignore their params (but in the sessionless
+//     protocol, whose params carry the request's version and the client's
+//     capabilities);
+//   - server/discover, which the hub does not know, is the SDK's, as are
+//     the resources of a client that names a protocol version;
 //   - a request without "jsonrpc": "2.0" is answered as if it had it;
 //   - the answer carries the request's id as Python decoded it, also
 //     where the SDK would round it or refuse it (answerID, sdkAnswer), and
@@ -51,7 +62,7 @@ type rpcRequest struct {
 // otherwise it returns the request and the body to forward to the SDK,
 // should nativeCall leave the request to it. Everything else, argument
 // handling included, happens in the tools, whichever path answers.
-func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, forward []byte, done bool) {
+func (h *Handler) screen(w http.ResponseWriter, r *http.Request, body []byte) (req rpcRequest, forward []byte, done bool) {
 	if !utf8.Valid(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return req, nil, true
@@ -66,6 +77,7 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 		return req, nil, true
 	}
 	req.env = env
+	req.version = requestVersion(r, env.get("params"))
 	id := req.env.get("id")
 	req.method, _ = jsonValue(req.env.get("method"))
 	if method, _ := req.method.(string); strings.HasPrefix(method, "notifications/") {
@@ -79,8 +91,10 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 	switch req.method {
 	case "initialize":
 		return req, withOnlyVersion(req.env), false
+	case "server/discover":
+		return req, body, false
 	case "ping", "tools/list":
-		if req.env.get("params") != nil { // the hub reads none; the SDK refuses some
+		if req.env.get("params") != nil && !req.sessionless() { // the hub reads none; the SDK refuses some
 			body = withMember(body, "params", nil)
 			req.env, _ = objectMembers(body) // the JSON encoding/json just wrote
 		}
@@ -176,7 +190,7 @@ func withOnlyVersion(env members) []byte {
 	if v := params.get("protocolVersion"); v != nil {
 		version = v
 		if s, _ := jsonValue(v); !isStringValue(s) {
-			version = json.RawMessage(`"` + protocolVersions[0] + `"`)
+			version = json.RawMessage(`"` + initializeVersions[0] + `"`)
 		}
 	}
 	out := env.asMap()

@@ -13,11 +13,6 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// protocolVersions are the MCP versions the Python hub negotiates, newest
-// first: a client's version in the list is echoed, any other gets the
-// first.
-var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
 // newSDKHandler is the official Go SDK's streamable HTTP handler
 // (stateless, JSON responses) over a server with the tools of specs, each
 // run by tools.run as the native path runs it. It answers what nativeCall
@@ -160,7 +155,8 @@ const placeholderID = `"lsnode.request-id"`
 // would: with the request's own id where the request was forwarded with
 // placeholderID, and for tools/list without the cache-control members
 // go-sdk adds to every list result (ttlMs and cacheScope), which the
-// hub's {"tools": [...]} does not have.
+// hub's {"tools": [...]} does not have (the sessionless protocol, which
+// has them, keeps them).
 type sdkAnswer struct {
 	http.ResponseWriter
 	id        []byte // the request's id as the hub writes it; nil: the SDK echoes it right
@@ -173,7 +169,7 @@ type sdkAnswer struct {
 // SDK's answer goes out as it is.
 func newSDKAnswer(w http.ResponseWriter, req rpcRequest) *sdkAnswer {
 	id := hubID(req.env.get("id"))
-	listTools := req.method == "tools/list"
+	listTools := req.method == "tools/list" && !req.sessionless()
 	if id == nil && !listTools {
 		return nil
 	}
