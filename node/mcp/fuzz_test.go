@@ -317,7 +317,7 @@ func checkForwarded(t *testing.T, forward []byte, specs map[string]*toolSpec) {
 		t.Fatalf("forwarded %q: not a request object (%v)", forward, err)
 	}
 	switch env.Method {
-	case "ping", "tools/list", "server/discover":
+	case "ping", "tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read":
 	case "initialize":
 		var p struct {
 			ProtocolVersion json.RawMessage `json:"protocolVersion"`

@@ -93,6 +93,10 @@ func (h *Handler) screen(w http.ResponseWriter, r *http.Request, body []byte) (r
 		return req, withOnlyVersion(req.env), false
 	case "server/discover":
 		return req, body, false
+	case "resources/list", "resources/templates/list", "resources/read":
+		if req.version != "" { // the hub has no resources: its bare clients get its answer
+			return req, body, false
+		}
 	case "ping", "tools/list":
 		if req.env.get("params") != nil && !req.sessionless() { // the hub reads none; the SDK refuses some
 			body = withMember(body, "params", nil)

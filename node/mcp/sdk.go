@@ -23,11 +23,16 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
 	server := gosdk.NewServer(&gosdk.Implementation{Name: hubServerName, Title: "lsnode", Version: opts.Version}, &gosdk.ServerOptions{
 		Logger:                    sdkLogger,
-		Capabilities:              &gosdk.ServerCapabilities{Tools: &gosdk.ToolCapabilities{}},
+		Capabilities:              &gosdk.ServerCapabilities{Tools: &gosdk.ToolCapabilities{}, Resources: &gosdk.ResourceCapabilities{}},
 		SupportedProtocolVersions: protocolVersions,
 	})
 	for _, spec := range catalog() {
 		server.AddTool(spec.tool(), sdkTool(tools, specs[spec.name]))
+	}
+	for _, r := range resources(specs) {
+		server.AddResourceTemplate(r.template, func(ctx context.Context, req *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
+			return r.read(ctx, tools, req.Params.URI)
+		})
 	}
 	server.AddReceivingMiddleware(listedTools(specs, opts.ReadOnly), hubServerInfo)
 	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
@@ -112,16 +117,19 @@ func listedTools(specs map[string]*toolSpec, readOnly bool) gosdk.Middleware {
 // hubServerName is the server's name, the hub's: clients may check it.
 const hubServerName = "mempalace"
 
-// hubServerInfo answers initialize with the hub's serverInfo, {name,
-// version}: the clients of the initialize eras get the hub's answer byte
-// for byte. The sessionless era, which has no initialize, learns the
-// server's full identity from every result's _meta: the hub's name, the
-// title lsnode and lsnode's version.
+// hubServerInfo answers initialize as the hub does: serverInfo {name,
+// version} and the capabilities {"tools": {}}, so the clients of the
+// initialize eras get the hub's answer byte for byte (their resources are
+// served, not announced). The sessionless era, which has no initialize,
+// learns the server's full identity from every result's _meta (the hub's
+// name, the title lsnode and lsnode's version) and its capabilities,
+// resources included, from server/discover.
 func hubServerInfo(next gosdk.MethodHandler) gosdk.MethodHandler {
 	return func(ctx context.Context, method string, req gosdk.Request) (gosdk.Result, error) {
 		res, err := next(ctx, method, req)
 		if init, ok := res.(*gosdk.InitializeResult); ok && init.ServerInfo != nil {
 			init.ServerInfo = &gosdk.Implementation{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
+			init.Capabilities = &gosdk.ServerCapabilities{Tools: init.Capabilities.Tools}
 		}
 		return res, err
 	}
