@@ -113,7 +113,7 @@ func (r *resourceSpec) read(ctx context.Context, tools *toolSet, uri string) (*g
 	text := res.appendText(nil)
 	if res.failed {
 		var refusal struct{ Error string }
-		_ = json.Unmarshal(text, &refusal) // a refusal is {"error": ...}
+		_ = json.Unmarshal(text, &refusal)                     // a refusal is {"error": ...}
 		data, _ := json.Marshal(map[string]string{"uri": uri}) // a string map always encodes
 		return nil, &jsonrpc.Error{Code: gosdk.CodeResourceNotFound, Message: refusal.Error, Data: data}
 	}
