@@ -169,7 +169,10 @@ func eventWaitSpec() *toolSpec {
 		desc: "Wait until an event matching the filters exists, then return the matches oldest first " +
 			"({timed_out: false, events, count, cursor}). Without since_event_id or cursor any existing " +
 			"match returns at once. On timeout returns {timed_out: true, events: [], count: 0}: a normal " +
-			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll.",
+			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll. " +
+			"A client whose tool calls time out (often after 60 s, the default wait) should pass a timeout_ms below " +
+			"its timeout, e.g. 50000; a call with a progressToken from a client that accepts text/event-stream " +
+			"is answered as a stream with a progress notification every 10 s while it waits.",
 		props: props,
 		out:   pageOutput(true, true),
 		run:   (*toolSet).eventWait,

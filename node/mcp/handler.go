@@ -83,6 +83,9 @@ type Options struct {
 	// Metrics is where lsnode_mcp_calls_total and
 	// lsnode_mcp_call_duration_seconds are registered; nil registers none.
 	Metrics prometheus.Registerer
+	// ProgressEvery is how often an event_wait answered as a stream
+	// reports progress (progress.go). Default 10 s.
+	ProgressEvery time.Duration
 }
 
 // defaultRequestBytes is the hub's request size limit (16 MiB).
@@ -109,8 +112,11 @@ type Handler struct {
 	tools *toolSet
 	specs map[string]*toolSpec
 	// sdk is the official Go SDK's streamable HTTP handler (stateless,
-	// JSON responses) over a server with the same tools (sdk.go).
-	sdk http.Handler
+	// JSON responses) over a server with the same tools (sdk.go);
+	// sdkStream the same with event-stream responses, for the waits that
+	// report progress every progressEvery (progress.go).
+	sdk, sdkStream http.Handler
+	progressEvery  time.Duration
 	// native answers plain calls and pings without the SDK (native.go);
 	// the tests turn it off to hold both paths to the same bytes.
 	native  bool
@@ -133,6 +139,9 @@ func NewHandler(opts Options) *Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = defaultRequestBytes
 	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = defaultProgressEvery
+	}
 	tools := &toolSet{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,
 		maxWait: opts.MaxWait, logger: logger.With("component", "mcp"), metrics: newCallMetrics(opts.Metrics),
@@ -142,11 +151,11 @@ func NewHandler(opts Options) *Handler {
 	for _, spec := range catalog() {
 		specs[spec.name] = spec
 	}
-	h := &Handler{tools: tools, specs: specs, native: true, maxBody: opts.MaxRequestBytes, waits: opts.Waits}
+	h := &Handler{tools: tools, specs: specs, native: true, maxBody: opts.MaxRequestBytes, waits: opts.Waits, progressEvery: opts.ProgressEvery}
 	if opts.WriteTimeout > 0 {
 		h.deadline = opts.MaxWait + opts.WriteTimeout
 	}
-	h.sdk = newSDKHandler(opts, logger, tools, specs)
+	h.sdk, h.sdkStream = newSDKHandler(opts, logger, tools, specs)
 	return h
 }
 

@@ -15,9 +15,10 @@ import (
 
 // newSDKHandler is the official Go SDK's streamable HTTP handler
 // (stateless, JSON responses) over a server with the tools of specs, each
-// run by tools.run as the native path runs it. It answers what nativeCall
-// leaves to it.
-func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[string]*toolSpec) http.Handler {
+// run by tools.run as the native path runs it, and the same handler with
+// event-stream responses, for the waits that report progress
+// (progress.go). They answer what nativeCall leaves to them.
+func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[string]*toolSpec) (jsonAnswers, streamed http.Handler) {
 	// The SDK logs every stateless request's session start and end at
 	// INFO; only its warnings and errors reach the node's log.
 	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
@@ -35,21 +36,31 @@ func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[
 		})
 	}
 	server.AddReceivingMiddleware(listedTools(specs, opts.ReadOnly), hubServerInfo)
-	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		Logger:              sdkLogger,
-		MaxRequestBodyBytes: opts.MaxRequestBytes,
-		// The node's Host pin (with its configured extra hosts) is the
-		// policy; the SDK's own loopback check would refuse a proxy's Host.
-		DisableLocalhostProtection: true,
-	})
+	handler := func(json bool) http.Handler {
+		return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return server }, &gosdk.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        json,
+			Logger:              sdkLogger,
+			MaxRequestBodyBytes: opts.MaxRequestBytes,
+			// The node's Host pin (with its configured extra hosts) is the
+			// policy; the SDK's own loopback check would refuse a proxy's Host.
+			DisableLocalhostProtection: true,
+		})
+	}
+	return handler(true), handler(false)
 }
 
 // sdkTool adapts a tool to the SDK: its result is the one text content,
-// the structured content and isError on a failure.
+// the structured content and isError on a failure. A streamed
+// event_wait reports progress while it runs.
 func sdkTool(tools *toolSet, spec *toolSpec) gosdk.ToolHandler {
 	return func(ctx context.Context, req *gosdk.CallToolRequest) (*gosdk.CallToolResult, error) {
+		if every := progressEvery(ctx); every > 0 && spec.name == toolEventWait {
+			if token := req.Params.GetProgressToken(); token != nil {
+				stop := reportProgress(ctx, req.Session, token, every)
+				defer stop()
+			}
+		}
 		res, rpcErr := tools.run(ctx, spec, req.Params.Arguments, wantsStructured(req.ProtocolVersion()))
 		if rpcErr != nil {
 			return nil, rpcErr
@@ -65,18 +76,23 @@ func sdkTool(tools *toolSet, spec *toolSpec) gosdk.ToolHandler {
 // serveSDK forwards a screened request to the SDK as one of its clients
 // would send it (JSON, both Accept types), on a context that carries the
 // caller's for event_wait's cancellation; an answer the SDK would not
-// write as the hub does goes through sdkAnswer.
+// write as the hub does goes through sdkAnswer. An event_wait that asks
+// for progress and accepts a stream is answered as a stream.
 func (h *Handler) serveSDK(w http.ResponseWriter, r *http.Request, req rpcRequest, forward []byte) {
 	answer := newSDKAnswer(w, req)
 	if answer != nil && answer.id != nil {
 		forward = withMember(forward, "id", json.RawMessage(placeholderID))
 	}
-	r = r.WithContext(withCaller(r.Context()))
+	sdk, ctx := h.sdk, withCaller(r.Context())
+	if answer == nil && streamsProgress(r, req) {
+		sdk, ctx = h.sdkStream, withProgress(ctx, h.progressEvery)
+	}
+	r = r.WithContext(ctx)
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(forward)), int64(len(forward))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	if answer == nil {
-		h.sdk.ServeHTTP(w, r)
+		sdk.ServeHTTP(w, r)
 		return
 	}
 	h.sdk.ServeHTTP(answer, r)
