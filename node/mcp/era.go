@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 )
@@ -46,20 +47,20 @@ func requestVersion(r *http.Request, params json.RawMessage) string {
 	return r.Header.Get("Mcp-Protocol-Version")
 }
 
-// metaVersion is the protocol version in params._meta, or "".
+// metaVersion is the protocol version in params._meta as the SDK reads
+// it (a decode of the params' _meta, "" when that fails), so that both
+// paths agree on a request's era. Only params that name _meta, or hold an
+// escape that could spell it, are decoded.
 func metaVersion(params json.RawMessage) string {
-	if !isObject(params) {
+	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
 		return ""
 	}
-	p, err := validMembers(params) // a member of a valid body
-	if err != nil || !isObject(p.get("_meta")) {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
 		return ""
 	}
-	meta, err := validMembers(p.get("_meta"))
-	if err != nil {
-		return ""
-	}
-	v, _ := jsonValue(meta.get(metaProtocolVersion))
-	s, _ := v.(string)
-	return s
+	v, _ := p.Meta[metaProtocolVersion].(string)
+	return v
 }
