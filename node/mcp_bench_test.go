@@ -307,31 +307,42 @@ func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Options, http
 // events on a real store holding 200. It moves far less with the
 // machine's load than BenchmarkMCPAppend; cpu-us/op (the process's,
 // garbage collection included) least.
+//
+// The hub's bare clients send no protocol version and get the text alone;
+// with version=2025-11-25 (MCP-Protocol-Version, as streamable HTTP
+// clients send it) the answer also carries the structured content.
 func BenchmarkMCPHandler(b *testing.B) {
-	b.Run("tool=append", func(b *testing.B) {
-		benchHandler(b, &echoLog{}, loadBody("", "000000001"), `\"success\": true`)
-	})
-	b.Run("tool=list,events=50", func(b *testing.B) {
-		st, err := store.Open(context.Background(), store.Config{Dir: b.TempDir(), Metrics: prometheus.NewRegistry()})
-		if err != nil {
-			b.Fatal(err)
+	for _, version := range []string{"", "2025-11-25"} {
+		suffix := ""
+		if version != "" {
+			suffix = ",version=" + version
 		}
-		defer st.Close()
-		for i := range 200 {
-			if _, err := st.Append(context.Background(), store.AppendInput{Type: "bench.list", Stream: "project/bench",
-				Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: fmt.Sprintf("event %d of the listing", i)}); err != nil {
+		b.Run("tool=append"+suffix, func(b *testing.B) {
+			benchHandler(b, &echoLog{}, loadBody("", "000000001"), version, `\"success\": true`)
+		})
+		b.Run("tool=list,events=50"+suffix, func(b *testing.B) {
+			st, err := store.Open(context.Background(), store.Config{Dir: b.TempDir(), Metrics: prometheus.NewRegistry()})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		body := `{"jsonrpc":"2.0","id":"000000001","method":"tools/call","params":{"name":"mempalace_event_list",` +
-			`"arguments":{"stream":"project/bench","limit":50}}}`
-		benchHandler(b, st, body, `\"count\": 50`)
-	})
+			defer st.Close()
+			for i := range 200 {
+				if _, err := st.Append(context.Background(), store.AppendInput{Type: "bench.list", Stream: "project/bench",
+					Room: "delegation", FromAgent: "bench", ToAgent: "peer", Body: fmt.Sprintf("event %d of the listing", i)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			body := `{"jsonrpc":"2.0","id":"000000001","method":"tools/call","params":{"name":"mempalace_event_list",` +
+				`"arguments":{"stream":"project/bench","limit":50}}}`
+			benchHandler(b, st, body, version, `\"count\": 50`)
+		})
+	}
 }
 
 // benchHandler runs body through the handler of a node serving st until
-// the benchmark ends; every answer must be a 200 holding want.
-func benchHandler(b *testing.B, st mcp.Store, body, want string) {
+// the benchmark ends, with MCP-Protocol-Version version when not empty;
+// every answer must be a 200 holding want.
+func benchHandler(b *testing.B, st mcp.Store, body, version, want string) {
 	_, h := benchHandlerOf(b, st, 8765)
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
@@ -341,6 +352,10 @@ func benchHandler(b *testing.B, st mcp.Store, body, want string) {
 	r.Header.Set("Authorization", "Bearer "+benchToken)
 	r.Header.Set("Accept", "application/json")
 	r.Header.Set("Content-Type", "application/json")
+	if version != "" {
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Protocol-Version", version)
+	}
 	w := &keepWriter{header: http.Header{}}
 	b.ReportAllocs()
 	cpu := nodetest.StartCPU()

@@ -14,6 +14,11 @@ const cursorPrefix = "c1."
 // thousand origins).
 const maxCursorBytes = 1 << 20
 
+// MaxCursorLength is the longest cursor token DecodeCursor takes, in
+// characters (a token is ASCII): the prefix and the unpadded base64url
+// text of maxCursorBytes.
+const MaxCursorLength = len(cursorPrefix) + (maxCursorBytes*8+5)/6
+
 // EncodeCursor renders a version vector as a portable cursor token: every
 // event it covers (origin_seq <= vv[origin]) counts as already seen, on
 // any replica (docs/architecture.md#portable-cursors).

@@ -199,3 +199,16 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
+
+// TestMaxCursorLength: a token of MaxCursorLength characters passes the
+// length check (and fails only as base64 of no version vector), one more
+// character is too long.
+func TestMaxCursorLength(t *testing.T) {
+	body := strings.Repeat("A", MaxCursorLength-len(cursorPrefix))
+	if _, err := DecodeCursor(cursorPrefix + body); err == nil || strings.Contains(err.Error(), "too long") {
+		t.Fatalf("a token of MaxCursorLength: %v", err)
+	}
+	if _, err := DecodeCursor(cursorPrefix + body + "A"); err == nil || !strings.Contains(err.Error(), "too long") {
+		t.Fatalf("a token one longer: %v", err)
+	}
+}

@@ -31,6 +31,8 @@ var authRoutes = []struct {
 	{"GET", "/sync/nope", "", true, 404},
 	{"GET", "/nope", "", false, 404},
 	{"POST", "/mcp", nodetest.ToolsList, true, 200},
+	{"GET", "/mcp", "", true, 200}, // the MCP handler answers it (405 in node/mcp)
+	{"DELETE", "/mcp", "", true, 200},
 	{"POST", "/nope", "{}", true, 404},
 }
 
@@ -59,7 +61,12 @@ func TestAuth_TokenMatrix(t *testing.T) {
 				if got != want {
 					t.Fatalf("status %d, want %d", got, want)
 				}
-				if got == http.StatusUnauthorized && hdr.Get("WWW-Authenticate") != "" {
+				switch {
+				case got == http.StatusUnauthorized && rt.path == "/mcp":
+					if hdr.Get("WWW-Authenticate") != `Bearer realm="lsnode"` || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+						t.Fatalf("401 on /mcp: WWW-Authenticate %q, Content-Type %q", hdr.Get("WWW-Authenticate"), hdr.Get("Content-Type"))
+					}
+				case got == http.StatusUnauthorized && hdr.Get("WWW-Authenticate") != "":
 					t.Fatal("401 must not carry WWW-Authenticate (the hub sends none)")
 				}
 			})

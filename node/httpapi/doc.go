@@ -20,7 +20,9 @@
 //   - Policy order is the hub's: Host pin (loopback binds only), Origin,
 //     then the bearer token (constant time, whole header), then, on POST
 //     /mcp, the cap of the body (node/mcp). Refusals are the hub's HTML
-//     pages (401, 403, 404).
+//     pages (401, 403, 404), but for /mcp's 401, which carries a bearer
+//     challenge and a JSON-RPC error MCP clients can read; GET and DELETE
+//     /mcp are the MCP handler's (405).
 //   - Responses keep the connection alive; the hub sends Connection: close
 //     on every non-streaming answer, which only costs clients a handshake
 //     per request. The SSE cap refusal (503) still closes, as in the hub.

@@ -109,7 +109,7 @@ func (s *Server) getRoutes() map[string]route {
 // (Host, Origin, bearer), panic recovery, metrics and statistics.
 func (s *Server) Handler(mcp http.Handler) http.Handler {
 	gets := s.getRoutes()
-	mcpRoute := route{name: "/mcp", auth: true, scoped: true, stream: true, h: mcp.ServeHTTP}
+	mcpRoute := route{name: mcpRouteName, auth: true, scoped: true, stream: true, h: mcp.ServeHTTP}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, s.lookup(gets, mcpRoute, r))
 	})
@@ -118,8 +118,14 @@ func (s *Server) Handler(mcp http.Handler) http.Handler {
 // lookup picks the route of r, or the fallback that answers as the Python
 // hub does: unknown GET paths are Host/Origin-checked then 404, unknown
 // /sync/ paths and POSTs are also bearer-checked, other methods get 501.
+// GET and DELETE on /mcp are the MCP handler's, which answers them 405
+// as the streamable HTTP transport asks of a server without a GET stream
+// or sessions (docs/compatibility.md, "MCP client eras").
 func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route {
 	path := r.URL.Path
+	if path == "/mcp" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+		return mcp
+	}
 	switch r.Method {
 	case http.MethodGet:
 		if rt, ok := gets[path]; ok {
@@ -173,6 +179,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	code, id := s.policy.check(r, rt.auth)
 	if code != 0 {
 		s.log.Warn("request rejected", "status", code, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"))
+		if rt.name == mcpRouteName && code == http.StatusUnauthorized {
+			writeMCPUnauthorized(sw)
+			return
+		}
 		if rt.own {
 			writeJSON(sw, code, syncwire.ErrorAnswer(http.StatusText(code)))
 		} else {

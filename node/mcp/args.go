@@ -52,7 +52,7 @@ func parseArgs(raw json.RawMessage) (*callArgs, error) {
 	}
 	a := &callArgs{args: make([]callArg, 0, len(members))}
 	for _, m := range members {
-		v, err := jsonText.Value(m.Value)
+		v, err := argValue(m.Value)
 		if err != nil {
 			return nil, fmt.Errorf("decode argument %q: %w", m.Key, err)
 		}

@@ -67,3 +67,20 @@ func readLimited(r io.Reader, size, limit int64) ([]byte, error) {
 		}
 	}
 }
+
+// writeMethodRefusal answers a request to /mcp that is not a POST: the
+// node serves streamable HTTP without sessions and without a GET stream
+// (its answers are JSON, its waits long polls), so a GET that would open
+// the stream and a DELETE that would end a session get 405 with Allow:
+// POST, as the transport asks, and a JSON-RPC error that says why.
+// Clients that listen continuously stop listening instead of retrying.
+func writeMethodRefusal(w http.ResponseWriter, method string) {
+	body, _ := rpcError(nil, jsonrpc.CodeInvalidRequest, "Method Not Allowed: "+method+
+		" /mcp; this server takes POST only (no GET stream, no sessions)") // a null id always encodes
+	h := w.Header()
+	h.Set("Allow", http.MethodPost)
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	_, _ = w.Write(body)
+}

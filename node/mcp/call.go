@@ -42,6 +42,7 @@ type toolSet struct {
 	maxWait         time.Duration   // bounds an event_wait; 0: the hub's clamp only
 	logger          *slog.Logger
 	metrics         *callMetrics
+	events          *eventTexts // the rendered events of pages (page.go)
 }
 
 // failure is refused input: its text is the hub's, and it travels inside
@@ -54,25 +55,26 @@ func toolFailure(msg string) error { return &failure{msg: msg} }
 
 // run is one tool call, whichever path it came by (native or the SDK
 // server): the hub's argument handling, the tool, the call recorded. It
-// returns the text of the result's one text content, or the JSON-RPC
-// error.
-func (t *toolSet) run(ctx context.Context, spec *toolSpec, raw json.RawMessage) ([]byte, *jsonrpc.Error) {
+// returns the result, with its structured content when structured (the
+// client's era has it: wantsStructured), or the JSON-RPC error.
+func (t *toolSet) run(ctx context.Context, spec *toolSpec, raw json.RawMessage, structured bool) (toolResult, *jsonrpc.Error) {
 	start := time.Now()
-	text, outcome, err := t.call(ctx, spec, raw)
+	res, outcome, err := t.call(ctx, spec, raw)
 	t.metrics.observe(spec.name, outcome, time.Since(start))
-	return text, err
+	res.structured = structured
+	return res, err
 }
 
-func (t *toolSet) call(ctx context.Context, spec *toolSpec, raw json.RawMessage) ([]byte, string, *jsonrpc.Error) {
+func (t *toolSet) call(ctx context.Context, spec *toolSpec, raw json.RawMessage) (toolResult, string, *jsonrpc.Error) {
 	a, err := parseArgs(raw)
 	if err != nil {
-		return nil, outcomeInvalid, invalidParams("Invalid params: 'name' must be a string and 'arguments' an object")
+		return toolResult{}, outcomeInvalid, invalidParams("Invalid params: 'name' must be a string and 'arguments' an object")
 	}
 	if rpcErr := spec.prepare(a, t.readOnly); rpcErr != nil {
 		if rpcErr.Code == codeReadOnly {
-			return nil, outcomeReadOnly, rpcErr
+			return toolResult{}, outcomeReadOnly, rpcErr
 		}
-		return nil, outcomeInvalid, rpcErr
+		return toolResult{}, outcomeInvalid, rpcErr
 	}
 	payload, err := t.runTool(ctx, spec, a)
 	return t.settle(spec, payload, err)
@@ -92,11 +94,12 @@ func (t *toolSet) runTool(ctx context.Context, spec *toolSpec, a *callArgs) (pay
 }
 
 // settle is the one place where a tool's outcome becomes what the client
-// sees. Refused input is a normal result whose payload carries the hub's
-// text ({"success": false, "error": ...} for writers, {"error": ...} for
-// readers); a read-only store is the -32003 refusal; anything else is the
-// hub's -32000 "Internal tool error".
-func (t *toolSet) settle(spec *toolSpec, payload any, err error) ([]byte, string, *jsonrpc.Error) {
+// sees. Refused input is a result whose payload carries the hub's text
+// ({"success": false, "error": ...} for writers, {"error": ...} for
+// readers) and, unlike the hub's, isError: true (docs/compatibility.md,
+// "isError on failed calls"); a read-only store is the -32003 refusal;
+// anything else is the hub's -32000 "Internal tool error".
+func (t *toolSet) settle(spec *toolSpec, payload any, err error) (toolResult, string, *jsonrpc.Error) {
 	var (
 		fail  *failure
 		rule  *rules.Error
@@ -116,21 +119,28 @@ func (t *toolSet) settle(spec *toolSpec, payload any, err error) ([]byte, string
 		}
 		return t.text(spec, out, outcomeFailed)
 	case errors.Is(err, store.ErrReadOnly):
-		return nil, outcomeReadOnly, readOnlyRefusal(spec.name)
+		return toolResult{}, outcomeReadOnly, readOnlyRefusal(spec.name)
 	}
 	t.logger.Error("mcp tool failed", "tool", spec.name, "err", err)
 	data, _ := json.Marshal(map[string]string{"error_class": "InternalError", "message": err.Error()}) // a string map always encodes
-	return nil, outcomeInternal, &jsonrpc.Error{Code: codeToolFailure, Message: "Internal tool error", Data: data}
+	return toolResult{}, outcomeInternal, &jsonrpc.Error{Code: codeToolFailure, Message: "Internal tool error", Data: data}
 }
 
 // text renders a payload as the one text content the hub returns: JSON as
-// Python's json.dumps(indent=2, ensure_ascii=False) writes it, no isError.
-func (t *toolSet) text(spec *toolSpec, payload any, outcome string) ([]byte, string, *jsonrpc.Error) {
-	body, err := pyjson.DumpsIndent(payload)
+// Python's json.dumps(indent=2, ensure_ascii=False) writes it. A page of
+// events is spliced from the cache of rendered events instead (page.go).
+func (t *toolSet) text(spec *toolSpec, payload any, outcome string) (toolResult, string, *jsonrpc.Error) {
+	res := toolResult{failed: outcome == outcomeFailed}
+	var err error
+	if page, ok := payload.(renderedPage); ok {
+		res.page, err = page.pieces(t.events)
+	} else {
+		res.text, err = pyjson.DumpsIndent(payload)
+	}
 	if err != nil {
 		return t.settle(spec, nil, err)
 	}
-	return body, outcome, nil
+	return res, outcome, nil
 }
 
 func readOnlyRefusal(tool string) *jsonrpc.Error {

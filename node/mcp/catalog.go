@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"fmt"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
@@ -30,10 +32,12 @@ func catalog() []*toolSpec {
 
 func eventAppendSpec() *toolSpec {
 	return &toolSpec{
-		name: toolEventAppend,
+		name:  toolEventAppend,
+		title: "Append an event",
 		desc: "Append one immutable coordination event to the log: delegate work (task.request), reply " +
 			"(task.reply), announce an artifact (patch.ready). Events are never edited; a correction is a " +
-			"new event. Returns the stored event.",
+			"new event. Returns the stored event. Limits (in the schema too): type " + eventTypeRule[:len(eventTypeRule)-1] +
+			"; routing fields 256 characters; body 262144 bytes; metadata 65536 bytes (64 KiB) as canonical JSON.",
 		writer: true,
 		props: []toolProp{
 			eventTypeProp("Event type, e.g. 'task.request', 'task.reply', 'patch.ready'."),
@@ -50,38 +54,43 @@ func eventAppendSpec() *toolSpec {
 			metadataProp("Optional structured fields, stored verbatim."),
 			prop("artifact_ids", &jsonschema.Schema{
 				Type:        "array",
-				Items:       &jsonschema.Schema{Type: "string", MinLength: ptr(1)},
+				Items:       &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(rules.MaxRouting)},
 				Description: "Optional ids of artifacts already stored (mempalace_artifact_put); unknown ids are refused.",
 			}),
 			idempotencyProp(),
 		},
 		required: []string{"type", "stream", "room", "from_agent"},
+		out:      writeOutput(prop("event", eventSchema())),
 		run:      (*toolSet).eventAppend,
 	}
 }
 
 func taskCreateSpec() *toolSpec {
 	return &toolSpec{
-		name: toolTaskCreate,
+		name:  toolTaskCreate,
+		title: "Create a task",
 		desc: "Create one complete task.request for another agent (stream project/<project>, room " +
 			"delegation, status open, a fresh correlation id) and return the stored event plus a " +
 			"one-line handoff to paste to the worker. Preview the exact task with the user first.",
 		writer: true,
 		props: []toolProp{
-			stringProp("project", "Project routing name."),
+			stringProp("project", fmt.Sprintf("Project routing name; the stream is project/<slug>, the slug at most 40 characters. "+
+				"At most %d characters.", rules.MaxRouting), rules.MaxRouting),
 			routingProp("from_agent", "Your agent identity (the requester)."),
 			routingProp("to_agent", "The worker agent's identity."),
-			stringProp("goal", "The task goal, verbatim."),
+			stringProp("goal", taskTextDesc("The task goal, verbatim."), rules.MaxBodyBytes),
 			routingProp("branch", "Git branch for the work."),
 			prop("base_commit", &jsonschema.Schema{
 				Type:        "string",
 				Pattern:     `^\s*[0-9a-fA-F]{7,64}\s*$`,
+				MaxLength:   ptr(rules.MaxRouting),
 				Description: "Immutable hexadecimal commit id (7 to 64 hex digits) the worker starts from; branch and tag names are refused.",
 			}),
-			stringProp("done", "The definition of done, verbatim."),
+			stringProp("done", taskTextDesc("The definition of done, verbatim."), rules.MaxBodyBytes),
 			idempotencyProp(),
 		},
 		required: []string{"project", "from_agent", "to_agent", "goal", "branch", "base_commit", "done"},
+		out:      writeOutput(prop("task", eventSchema()), prop("handoff", stringSchema("One line to paste to the worker."))),
 		run:      (*toolSet).taskCreate,
 	}
 }
@@ -95,10 +104,12 @@ func filterProps() []toolProp {
 		prop("type", &jsonschema.Schema{
 			Type:        "string",
 			Pattern:     `^\s*([a-z0-9][a-z0-9_.-]{0,63})?\s*$`,
-			Description: "Only events of this type.",
+			MaxLength:   ptr(rules.MaxRouting),
+			Description: "Only events of this type: " + eventTypeRule,
 		}),
 		routingProp("to_agent", "Only events addressed to this agent; '*' broadcasts match too."),
-		stringProp("from_agent", "Your agent identity. It never filters: to filter by who wrote an event use writer."),
+		stringProp("from_agent", fmt.Sprintf("Your agent identity. It never filters: to filter by who wrote an event use writer. "+
+			"At most %d characters.", rules.MaxRouting), rules.MaxRouting),
 		routingProp("writer", "Only events written by this agent."),
 		routingProp("correlation_id", "Only events of this correlation id."),
 		statusProp("Only events with this status."),
@@ -109,9 +120,10 @@ func filterProps() []toolProp {
 
 func sinceCreatedAtProp() toolProp {
 	return prop("since_created_at", &jsonschema.Schema{
-		Type: "string",
+		Type:      "string",
+		MaxLength: ptr(len("YYYY-MM-DDTHH:MM:SS+00:00")),
 		Description: "Time window, inclusive: events created at or after this UTC time (YYYY-MM-DD or " +
-			"YYYY-MM-DDTHH:MM:SSZ). Not a resume cursor: an event replicated late can be older than it.",
+			"YYYY-MM-DDTHH:MM:SSZ; +00:00 for Z is accepted). Not a resume cursor: an event replicated late can be older than it.",
 	})
 }
 
@@ -120,12 +132,8 @@ func eventListSpec() *toolSpec {
 		routingProp("before_event_id", "Only events strictly before this event in this node's arrival order (paging back)."),
 		sinceCreatedAtProp(),
 		limitProp("Most events to return."),
-		prop("order", &jsonschema.Schema{
-			Type: "string",
-			Enum: []any{"asc", "desc"},
-			Description: "'asc' (oldest first) or 'desc' (newest first). Default: 'asc' when resuming " +
-				"with since_event_id or cursor, else 'desc'.",
-		}),
+		enumProp("order", "'asc' (oldest first) or 'desc' (newest first). Default: 'asc' when resuming "+
+			"with since_event_id or cursor, else 'desc'.", "asc", "desc"),
 		prop("preview", &jsonschema.Schema{
 			Type: "boolean",
 			Description: "Cut each body to its first 200 characters (adds body_truncated and body_length) " +
@@ -135,13 +143,15 @@ func eventListSpec() *toolSpec {
 			"token has not covered, on any node of the mesh."),
 	)
 	return &toolSpec{
-		name: toolEventList,
+		name:  toolEventList,
+		title: "List events",
 		desc: "List coordination events with structured filters (all ANDed). Returns {events, count, " +
 			"cursor}; pass cursor back to resume on any node without skipping or repeating events " +
 			"(after an oldest-first page; the cursor of a newest-first page marks all held now). " +
 			"to_agent=<you> also matches '*' broadcasts; writer=<agent> filters by who wrote an event; " +
 			"from_agent is your identity and never filters. To wait for new events use mempalace_event_wait.",
 		props: props,
+		out:   pageOutput(false, true),
 		run:   (*toolSet).eventList,
 	}
 }
@@ -154,19 +164,25 @@ func eventWaitSpec() *toolSpec {
 		cursorProp("Portable resume token from a previous list or wait result: waits for events that token has not covered."),
 	)
 	return &toolSpec{
-		name: toolEventWait,
+		name:  toolEventWait,
+		title: "Wait for events",
 		desc: "Wait until an event matching the filters exists, then return the matches oldest first " +
 			"({timed_out: false, events, count, cursor}). Without since_event_id or cursor any existing " +
 			"match returns at once. On timeout returns {timed_out: true, events: [], count: 0}: a normal " +
-			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll.",
+			"result; call again with since_event_id or cursor. The server wakes on the commit, it does not poll. " +
+			"A client whose tool calls time out (often after 60 s, the default wait) should pass a timeout_ms below " +
+			"its timeout, e.g. 50000; a call with a progressToken from a client that accepts text/event-stream " +
+			"is answered as a stream with a progress notification every 10 s while it waits.",
 		props: props,
+		out:   pageOutput(true, true),
 		run:   (*toolSet).eventWait,
 	}
 }
 
 func eventAckSpec() *toolSpec {
 	return &toolSpec{
-		name: toolEventAck,
+		name:  toolEventAck,
+		title: "Acknowledge an event",
 		desc: "Acknowledge an event: appends a new event.ack routed back to its writer, in its stream, " +
 			"room and correlation thread, with metadata {ack_of: <id>}. The target is never changed.",
 		writer: true,
@@ -179,13 +195,15 @@ func eventAckSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"event_id", "from_agent"},
+		out:      writeOutput(prop("event", eventSchema())),
 		run:      (*toolSet).eventAck,
 	}
 }
 
 func eventOwedSpec() *toolSpec {
 	return &toolSpec{
-		name: toolEventOwed,
+		name:  toolEventOwed,
+		title: "Events owed a reply",
 		desc: "The events an agent still owes a reply to: addressed to it (never a broadcast), written " +
 			"by someone else, and not yet closed by a later event of its own with a terminal status " +
 			"(applied, superseded, failed, blocked) acking the event or sharing its correlation id. " +
@@ -196,45 +214,49 @@ func eventOwedSpec() *toolSpec {
 			limitProp("Most events to return."),
 		},
 		required: []string{"agent"},
+		out:      pageOutput(false, false),
 		run:      (*toolSet).eventOwed,
 	}
 }
 
 func artifactPutSpec() *toolSpec {
 	return &toolSpec{
-		name: toolArtifactPut,
+		name:  toolArtifactPut,
+		title: "Store an artifact",
 		desc: "Store exact artifact content (a unified diff, file, log, JSON or note) for a handoff. " +
 			"Returns its id, sha256 and size_bytes; patches that git apply would reject get warnings.",
 		writer: true,
 		props: []toolProp{
-			prop("kind", &jsonschema.Schema{
-				Type: "string", Enum: []any{"patch", "file", "log", "json", "note"}, Description: "Artifact kind.",
-			}),
+			enumProp("kind", "Artifact kind.", artifactKinds...),
 			textProp("content", "Exact content, non-empty UTF-8 text.", rules.MaxContentBytes),
 			routingProp("created_by", "Your agent identity."),
 			metadataProp("Optional structured fields, e.g. branch and base_commit."),
 			idempotencyProp(),
 		},
 		required: []string{"kind", "content", "created_by"},
+		out:      writeOutput(prop("artifact", artifactPutSchema())),
 		run:      (*toolSet).artifactPut,
 	}
 }
 
 func artifactGetSpec() *toolSpec {
 	return &toolSpec{
-		name: toolArtifactGet,
-		desc: "Fetch an artifact by id: exact content, sha256 and metadata.",
+		name:  toolArtifactGet,
+		title: "Fetch an artifact",
+		desc:  "Fetch an artifact by id: exact content, sha256 and metadata.",
 		props: []toolProp{
 			routingProp("artifact_id", "Id of the artifact."),
 		},
 		required: []string{"artifact_id"},
+		out:      artifactGetOutput(),
 		run:      (*toolSet).artifactGet,
 	}
 }
 
 func patchSubmitSpec() *toolSpec {
 	return &toolSpec{
-		name: toolPatchSubmit,
+		name:  toolPatchSubmit,
+		title: "Submit a patch",
 		desc: "Store a patch artifact and append its patch.ready event (status ready) in one " +
 			"transaction: both are stored or neither. Use it to hand finished work to another agent.",
 		writer: true,
@@ -253,15 +275,32 @@ func patchSubmitSpec() *toolSpec {
 			idempotencyProp(),
 		},
 		required: []string{"content", "from_agent", "stream"},
+		out:      writeOutput(prop("artifact", artifactPutSchema()), prop("event", eventSchema())),
 		run:      (*toolSet).patchSubmit,
 	}
 }
 
 func meshPeersSpec() *toolSpec {
 	return &toolSpec{
-		name: toolMeshPeers,
+		name:  toolMeshPeers,
+		title: "Mesh peers",
 		desc: "Mesh snapshot: this node's replica id and version vector, and each peer's reachability, " +
 			"last sync and replication lag. The same payload as GET /sync/peers; never includes tokens.",
+		out: meshPeersOutput(),
 		run: (*toolSet).meshPeers,
 	}
+}
+
+// artifactKinds are the kinds of artifact the store takes.
+var artifactKinds = []string{"patch", "file", "log", "json", "note"}
+
+// eventTypeRule is the rule of an event type, as the store checks it.
+const eventTypeRule = "lowercase letters, digits, '.', '_' and '-'; starts with a letter or digit; at most 64 characters " +
+	"(^[a-z0-9][a-z0-9_.-]{0,63}$ once trimmed)."
+
+// taskTextDesc describes goal and done: they are stored in the task's
+// body, which the body limit bounds.
+func taskTextDesc(desc string) string {
+	return fmt.Sprintf("%s Goal and done together, with the task's fixed text, form the event's body: at most %d bytes of UTF-8.",
+		desc, rules.MaxBodyBytes)
 }

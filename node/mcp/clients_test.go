@@ -11,6 +11,8 @@ import (
 
 	mark3client "github.com/mark3labs/mcp-go/client"
 	mark3 "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/lsnode/lsnode/internal/mcpdrive"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
@@ -144,7 +146,7 @@ func TestMCPMark3Client(t *testing.T) {
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if init.ServerInfo.Name != "mempalace" || init.ProtocolVersion != "2025-11-25" {
+	if init.ServerInfo.Name != "mempalace" || init.ProtocolVersion != "2026-07-28" {
 		t.Fatalf("initialize %+v", init)
 	}
 	tools, err := c.ListTools(ctx, mark3.ListToolsRequest{})
@@ -174,4 +176,50 @@ func TestMCPMark3Client(t *testing.T) {
 		}
 		return text.Text
 	})
+}
+
+// TestMCPClientsDriveEverything runs internal/mcpdrive's scenario -
+// every tool, every resource, every failure path, each answer held to its
+// era's promises and to the hub's text - through the go-sdk client in the
+// sessionless protocol and pinned to 2025-11-25, mark3labs/mcp-go with
+// continuous listening, and hand-written JSON-RPC with and without a
+// version.
+func TestMCPClientsDriveEverything(t *testing.T) {
+	h := clientHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	bare := mcpdrive.NewRaw(h.url, "t", "")
+	defer bare.Close()
+	for _, tc := range []struct {
+		version string
+		connect func(log *mcpdrive.LogBuffer) (mcpdrive.Client, error)
+	}{
+		{"2026-07-28", func(*mcpdrive.LogBuffer) (mcpdrive.Client, error) {
+			return mcpdrive.NewGoSDK(ctx, h.url, "t", "2026-07-28")
+		}},
+		{"2025-11-25", func(*mcpdrive.LogBuffer) (mcpdrive.Client, error) {
+			return mcpdrive.NewGoSDK(ctx, h.url, "t", "2025-11-25")
+		}},
+		// Continuous listening keeps mark3labs/mcp-go on the initialize
+		// handshake: the GET stream belongs to the initialize eras.
+		{"2025-11-25", func(log *mcpdrive.LogBuffer) (mcpdrive.Client, error) { return mcpdrive.NewMark3(ctx, h.url, "t", log) }},
+		{"", func(*mcpdrive.LogBuffer) (mcpdrive.Client, error) { return mcpdrive.NewRaw(h.url, "t", ""), nil }},
+		{"2025-11-25", func(*mcpdrive.LogBuffer) (mcpdrive.Client, error) {
+			return mcpdrive.NewRaw(h.url, "t", "2025-11-25"), nil
+		}},
+		{"2025-03-26", func(*mcpdrive.LogBuffer) (mcpdrive.Client, error) {
+			return mcpdrive.NewRaw(h.url, "t", "2025-03-26"), nil
+		}},
+	} {
+		var log mcpdrive.LogBuffer
+		c, err := tc.connect(&log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.Name(), func(t *testing.T) {
+			mcpdrive.Drive(ctx, t, c, bare, tc.version)
+			mcpdrive.CheckListener(t, c, &log)
+		})
+		c.Close()
+	}
 }

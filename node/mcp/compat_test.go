@@ -3,11 +3,13 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
 	"github.com/lsnode/lsnode/store"
 )
@@ -273,5 +275,49 @@ func TestMCPToolsListAsHub(t *testing.T) {
 		if json.Unmarshal(r.Result, &list) != nil || len(list.Tools) != len(catalog()) {
 			t.Fatalf("id %s: %d tools in %.200s", id, len(list.Tools), r.Result)
 		}
+	}
+}
+
+// TestMCPLoneSurrogates: arguments decode as Python's json.loads decodes
+// them, so a lone UTF-16 surrogate ("a\udcffb") stays one where the hub's
+// error texts quote the value (repr shows \udcff), while stored text
+// gets U+FFFD, as the hub's strip_lone_surrogates gives it.
+func TestMCPLoneSurrogates(t *testing.T) {
+	h := newMCPHarness(t, Options{})
+	for _, tc := range []struct {
+		name, tool, args, want string
+	}{
+		{"type", toolEventAppend, `{"type":"a\udcffb","stream":"s","room":"r","from_agent":"a"}`,
+			`type='a\udcffb' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`},
+		{"status", toolEventAppend, `{"type":"t","stream":"s","room":"r","from_agent":"a","status":"a\udcffb"}`,
+			`status='a\udcffb' is not one of: applied, blocked, claimed, failed, open, ready, superseded`},
+		{"kind", toolArtifactPut, `{"kind":"a\uDCFFb","content":"c","created_by":"a"}`,
+			`kind='a\udcffb' is not one of: file, json, log, note, patch`},
+		{"order", toolEventList, `{"order":" A\udcffB "}`, `order='a\udcffb' must be 'asc' or 'desc'`},
+		{"since_created_at", toolEventList, `{"since_created_at":"2026-01-01\ud800"}`,
+			`since_created_at='2026-01-01\ud800' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`},
+		{"artifact_id", toolArtifactGet, `{"artifact_id":"art_\udcff"}`, `artifact 'art_\udcff' not found`},
+		{"a pair stays a character", toolEventAppend, `{"type":"\ud83d\ude00","stream":"s","room":"r","from_agent":"a"}`,
+			`type='😀' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`},
+		{"two high halves", toolEventAppend, `{"type":"\ud83d\ud83d\ude00","stream":"s","room":"r","from_agent":"a"}`,
+			`type='\ud83d😀' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.call(tc.tool, tc.args)
+			if got := r.Payload(t)["error"]; got != tc.want {
+				t.Fatalf("error %q\nwant  %q", got, tc.want)
+			}
+			if want, _ := pyjson.DumpsIndent(tc.want); !strings.Contains(r.Text(t), "\"error\": "+string(want)) {
+				t.Fatalf("text %s does not quote %s as the hub's json.dumps does", r.Text(t), want)
+			}
+		})
+	}
+	ev := h.appendEvent(`{"type":"t","stream":"s\udcff","room":"r","from_agent":"a","body":"a\udcffb\ud800",` +
+		`"metadata":{"k":"a\udcffb","\udcff":["\udcff"]}}`)
+	if ev["stream"] != "s\ufffd" || ev["body"] != "a\ufffdb\ufffd" {
+		t.Fatalf("stored %v", ev)
+	}
+	if meta := ev["metadata"].(map[string]any); meta["k"] != "a\ufffdb" || fmt.Sprint(meta["\ufffd"]) != "[\ufffd]" {
+		t.Fatalf("stored metadata %v", ev["metadata"])
 	}
 }

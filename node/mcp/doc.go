@@ -13,6 +13,15 @@
 // the corners where only the SDK knows its answer). Both paths run the
 // same tools and write the same bytes.
 //
+// Clients of every MCP era are served (era.go; docs/compatibility.md,
+// "MCP client eras"): the hub's bare clients get its bytes, with isError
+// on refusals; the clients from 2025-06-18 on also output schemas
+// (output.go) and structured content (structured.go), which for pages of
+// events is spliced from a cache of rendered events (page.go); the
+// sessionless protocol 2026-07-28 is the SDK's. Read-only resources
+// (resources.go) serve the tools' answers, and a wait that asks for
+// progress is answered as a stream (progress.go).
+//
 // It does not authenticate (node/auth tells the identity, node/httpapi
 // checks Host, Origin and the token before the handler runs), and it
 // imports neither node nor node/httpapi: the node hands it the log, the

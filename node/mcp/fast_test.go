@@ -50,9 +50,9 @@ func newPathPair(t testing.TB, opts Options) *pathPair {
 		t:     t,
 		fast:  serve(func(*Handler) {}),
 		sdk:   serve(func(h *Handler) { h.native = false }),
-		probe: serve(func(h *Handler) { h.sdk = sdkStandIn }),
+		probe: serve(func(h *Handler) { h.sdk, h.sdkStream = sdkStandIn, sdkStandIn }),
 		noFast: serve(func(h *Handler) {
-			h.sdk, h.native = sdkStandIn, false
+			h.sdk, h.sdkStream, h.native = sdkStandIn, sdkStandIn, false
 		}),
 	}
 }

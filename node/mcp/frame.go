@@ -17,15 +17,28 @@ import (
 // the frame. id is the answer's id as answerID writes it.
 // TestMCPFastPathMatchesSDK holds them to the SDK's bytes.
 
-// textResponse is the response carrying a result of one text content,
-// built in one buffer: the go-sdk's CallToolResult with one TextContent as
+// textResponse is the response carrying a tool's result, built in one
+// buffer: the go-sdk's CallToolResult with one TextContent as
 // encoding/json's defaults marshal it, HTML characters escaped:
-// {"content":[{"type":"text","text":...}]}.
-func textResponse(id, text []byte) []byte {
-	out := make([]byte, 0, len(text)+len(text)/8+128)
-	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"content":[{"type":"text","text":`...)
-	out = appendJSONString(out, text, true)
-	return append(out, "}]}}"...)
+// {"content":[{"type":"text","text":...}],"structuredContent":...}, with
+// "isError":true last when the result reports a failure.
+func textResponse(id []byte, res toolResult) []byte {
+	size := res.size()
+	hint := size + size/8 + 128
+	if res.structured {
+		hint += size
+	}
+	out := make([]byte, 0, hint)
+	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"content":[{"type":"text","text":"`...)
+	out = res.appendQuoted(out)
+	out = append(out, `"}]`...)
+	if res.structured {
+		out = res.appendStructured(append(out, `,"structuredContent":`...))
+	}
+	if res.failed {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, "}}"...)
 }
 
 // emptyResponse is the response with an empty result (ping's).
@@ -65,8 +78,14 @@ var jsonEscapes = func() (t [utf8.RuneSelf]byte) {
 // with html, '<', '>' and '&' as \u003c, \u003e and \u0026. Everything
 // else is copied, in runs.
 func appendJSONString(dst, s []byte, html bool) []byte {
+	return append(appendJSONChars(append(dst, '"'), s, html), '"')
+}
+
+// appendJSONChars is appendJSONString without the quotes: what stands
+// between them. The escapes of a text are the escapes of its parts in
+// turn, so a text can be escaped piece by piece.
+func appendJSONChars(dst, s []byte, html bool) []byte {
 	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
 	run := 0 // start of the bytes not yet copied
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -99,7 +118,7 @@ func appendJSONString(dst, s []byte, html bool) []byte {
 		i += size
 		run = i
 	}
-	return append(append(dst, s[run:]...), '"')
+	return append(dst, s[run:]...)
 }
 
 // writeRPCError answers with one JSON-RPC error, formatted as the hub's

@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // encodingJSONString is a Go string as encoding/json writes it, with or
@@ -58,17 +60,28 @@ func TestTextResponseIsSDKs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, text := range jsonStringCases {
-			result, err := json.Marshal(&gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: text}}})
+		for _, s := range jsonStringCases {
+			text, err := pyjson.DumpsIndent(pyjson.Object{{Key: "error", Value: s}, {Key: "n", Value: []any{1, 2.5, nil, true}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := textResponse(idText(id), []byte(text)); !bytes.Equal(got, want) {
-				t.Errorf("id %v, text %q:\n got %s\nwant %s", raw, text, got, want)
+			for _, failed := range []bool{false, true} {
+				result, err := json.Marshal(&gosdk.CallToolResult{
+					Content:           []gosdk.Content{&gosdk.TextContent{Text: string(text)}},
+					StructuredContent: json.RawMessage(text),
+					IsError:           failed,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := toolResult{text: text, structured: true, failed: failed}
+				if got := textResponse(idText(id), res); !bytes.Equal(got, want) {
+					t.Errorf("id %v, text %q, failed %v:\n got %s\nwant %s", raw, text, failed, got, want)
+				}
 			}
 		}
 	}
@@ -105,4 +118,36 @@ func TestErrorAndEmptyResponsesAreSDKs(t *testing.T) {
 			t.Errorf("id %v, empty result:\n got %s\nwant %s", raw, got, want)
 		}
 	}
+}
+
+// FuzzStructuredOf holds structuredOf to encoding/json: the structured
+// content of any value pyjson writes is byte for byte what encoding/json
+// makes of the same text as a json.RawMessage (the SDK path's bytes).
+func FuzzStructuredOf(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `[]`, `{"a": [1, 2.5e300, null, true, false, {"b": "c"}]}`, `"<a> & \u2028 \u2029 \" \\ \n"`,
+		`{"k": "é 🙂 \u0000 \u001f \u007f"}`, `-0.0`, `{"x": {"y": {"z": []}}, "w": [[[]]]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	for _, s := range jsonStringCases {
+		data, _ := json.Marshal(s) // a string always encodes
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		text, err := pyjson.DumpsIndent(json.RawMessage(raw))
+		if err != nil {
+			return // a value Python cannot write (NaN, a number beyond float)
+		}
+		want, err := json.Marshal(json.RawMessage(text))
+		if err != nil {
+			t.Fatalf("pyjson wrote invalid JSON %q: %v", text, err)
+		}
+		if got := structuredOf(text); !bytes.Equal(got, want) {
+			t.Fatalf("%q:\n got %s\nwant %s", text, got, want)
+		}
+	})
 }

@@ -32,7 +32,7 @@ func fuzzTools(f *testing.F, readOnly bool) (*toolSet, *store.Store) {
 	return &toolSet{
 		log: st, readOnly: readOnly, drain: drained, logger: nodetest.DiscardLogger(),
 		roster:  func(context.Context) (any, error) { return map[string]any{"peers": []any{}}, nil },
-		metrics: newCallMetrics(nil),
+		metrics: newCallMetrics(nil), events: newEventTexts(eventTextsBudget),
 	}, st
 }
 
@@ -66,6 +66,8 @@ func FuzzToolArguments(f *testing.F) {
 		{2, `{"limit":1e400}`},
 		{2, `{"limit":-3.9,"cursor":"c1.e30"}`},
 		{2, `{"since_event_id":"evt_nope","order":"desc"}`},
+		{2, `{"order":"A\udcffB","since_created_at":"\ud800x","type":"\ud83d\ude00"}`},
+		{0, `{"type":"t","stream":"s\udcff","room":"r","from_agent":"a","body":"\ud800\ud800\udc00","metadata":{"\udcff":["\udfff"]}}`},
 		{3, `{"timeout_ms":"  42 ","limit":true}`},
 		{4, `{"event_id":"evt_x","from_agent":"a","status":"applied"}`},
 		{5, `{"agent":"a","stream":"s","limit":0}`},
@@ -150,10 +152,42 @@ func checkParsedArgs(t *testing.T, raw []byte) {
 		if err != nil {
 			t.Fatalf("decode %q: %v", v, err)
 		}
-		if !reflect.DeepEqual(a.get(k), exp) {
-			t.Fatalf("argument %q = %#v, encoding/json reads %#v (the last value wins)", k, a.get(k), exp)
+		if got := withoutSurrogates(a.get(k)); !reflect.DeepEqual(got, exp) {
+			t.Fatalf("argument %q = %#v, encoding/json reads %#v (the last value wins)", k, got, exp)
 		}
 	}
+}
+
+// withoutSurrogates is v with each lone surrogate that argValue keeps
+// (as WTF-8) made U+FFFD, as encoding/json decodes one.
+func withoutSurrogates(v any) any {
+	switch x := v.(type) {
+	case string:
+		var b strings.Builder
+		for i := 0; i < len(x); {
+			if i+3 <= len(x) && x[i] == 0xED && x[i+1] >= 0xA0 && x[i+1] <= 0xBF {
+				b.WriteRune(utf8.RuneError)
+				i += 3
+				continue
+			}
+			b.WriteByte(x[i])
+			i++
+		}
+		return b.String()
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = withoutSurrogates(x[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[withoutSurrogates(k).(string)] = withoutSurrogates(e)
+		}
+		return out
+	}
+	return v
 }
 
 // argKeys are the keys of a in order.
@@ -176,7 +210,7 @@ func stdJSONValue(raw json.RawMessage) (any, error) {
 }
 
 // checkCallOutcome checks that a call's answer is one the tool documents.
-func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, text []byte, outcome string, err *jsonrpc.Error) {
+func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, res toolResult, outcome string, err *jsonrpc.Error) {
 	t.Helper()
 	switch outcome {
 	case outcomeInvalid:
@@ -188,8 +222,9 @@ func checkCallOutcome(t *testing.T, spec *toolSpec, readOnly bool, text []byte, 
 			t.Fatalf("%s read-only refusal (read-only %v): %v", spec.name, readOnly, err)
 		}
 	case outcomeOK, outcomeFailed:
-		if err != nil || text == nil {
-			t.Fatalf("%s %s: %q %v", spec.name, outcome, text, err)
+		text := res.appendText(nil)
+		if err != nil || len(text) == 0 || res.failed != (outcome == outcomeFailed) {
+			t.Fatalf("%s %s: %q failed=%v %v", spec.name, outcome, text, res.failed, err)
 		}
 		var payload map[string]any
 		if jerr := json.Unmarshal(text, &payload); jerr != nil {
@@ -247,6 +282,12 @@ func FuzzJSONRPCBody(f *testing.F) {
 		"\xff{}",
 		``,
 		`{`,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mempalace_event_list","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":5}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":[]}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":null}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -257,7 +298,7 @@ func FuzzJSONRPCBody(f *testing.F) {
 	h := &Handler{specs: specs}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := httptest.NewRecorder()
-		_, forward, done := h.screen(rec, body)
+		_, forward, done := h.screen(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil), body)
 		if done {
 			checkScreenAnswer(t, body, rec)
 			return
@@ -310,7 +351,7 @@ func checkForwarded(t *testing.T, forward []byte, specs map[string]*toolSpec) {
 		t.Fatalf("forwarded %q: not a request object (%v)", forward, err)
 	}
 	switch env.Method {
-	case "ping", "tools/list":
+	case "ping", "tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read":
 	case "initialize":
 		var p struct {
 			ProtocolVersion json.RawMessage `json:"protocolVersion"`

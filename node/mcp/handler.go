@@ -79,6 +79,9 @@ type Options struct {
 	// Metrics is where lsnode_mcp_calls_total and
 	// lsnode_mcp_call_duration_seconds are registered; nil registers none.
 	Metrics prometheus.Registerer
+	// ProgressEvery is how often an event_wait answered as a stream
+	// reports progress (progress.go). Default 10 s.
+	ProgressEvery time.Duration
 }
 
 // Handler serves POST /mcp: the MCP tools, with the Python hub's JSON-RPC
@@ -102,8 +105,11 @@ type Handler struct {
 	tools *toolSet
 	specs map[string]*toolSpec
 	// sdk is the official Go SDK's streamable HTTP handler (stateless,
-	// JSON responses) over a server with the same tools (sdk.go).
-	sdk http.Handler
+	// JSON responses) over a server with the same tools (sdk.go);
+	// sdkStream the same with event-stream responses, for the waits that
+	// report progress every progressEvery (progress.go).
+	sdk, sdkStream http.Handler
+	progressEvery  time.Duration
 	// native answers plain calls and pings without the SDK (native.go);
 	// the tests turn it off to hold both paths to the same bytes.
 	native  bool
@@ -126,19 +132,23 @@ func NewHandler(opts Options) *Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = defaultProgressEvery
+	}
 	tools := &toolSet{
 		log: opts.Store, roster: opts.Roster, readOnly: opts.ReadOnly, drain: opts.Drain, requireIdentity: opts.RequireIdentity,
 		maxWait: opts.MaxWait, logger: logger.With("component", "mcp"), metrics: newCallMetrics(opts.Metrics),
+		events: newEventTexts(eventTextsBudget),
 	}
 	specs := map[string]*toolSpec{}
 	for _, spec := range catalog() {
 		specs[spec.name] = spec
 	}
-	h := &Handler{tools: tools, specs: specs, native: true, maxBody: opts.MaxRequestBytes, waits: opts.Waits}
+	h := &Handler{tools: tools, specs: specs, native: true, maxBody: opts.MaxRequestBytes, waits: opts.Waits, progressEvery: opts.ProgressEvery}
 	if opts.WriteTimeout > 0 {
 		h.deadline = opts.MaxWait + opts.WriteTimeout
 	}
-	h.sdk = newSDKHandler(opts, logger, tools, specs)
+	h.sdk, h.sdkStream = newSDKHandler(opts, logger, tools, specs)
 	return h
 }
 
@@ -154,10 +164,11 @@ func NewHandler(opts Options) *Handler {
 //     (native.go) or the SDK does (sdk.go); both run the same tools
 //     (toolSet.run) and write the same bytes.
 //
-// Requests that are not POSTs (GET, DELETE of a session) are the SDK's.
+// Requests that are not POSTs (a GET stream, a DELETE of a session) get
+// 405 with Allow: POST: the server has neither (writeMethodRefusal).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		h.sdk.ServeHTTP(w, r)
+		writeMethodRefusal(w, r.Method)
 		return
 	}
 	body, ok := h.readBody(w, r)
@@ -167,7 +178,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.deadline > 0 {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.deadline))
 	}
-	req, forward, done := h.screen(w, body)
+	req, forward, done := h.screen(w, r, body)
 	if done {
 		return
 	}

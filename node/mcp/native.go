@@ -53,7 +53,7 @@ func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nati
 	if !h.native {
 		return nativeCall{}, false
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(initializeVersions, v) {
 		return nativeCall{}, false
 	}
 	if len(r.Header.Values("Last-Event-ID")) > 0 {
@@ -89,11 +89,11 @@ func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativ
 		// The SDK hands tool handlers the request's values without its
 		// cancellation; withCaller keeps the cancellation for event_wait.
 		ctx := context.WithoutCancel(withCaller(r.Context()))
-		text, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args)
+		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args, wantsStructured(r.Header.Get("Mcp-Protocol-Version")))
 		if rpcErr != nil {
 			data = errorResponse(call.id, rpcErr)
 		} else {
-			data = textResponse(call.id, text)
+			data = textResponse(call.id, res)
 		}
 	}
 	hd := w.Header()

@@ -4,18 +4,21 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/store"
 )
 
 // toolSpec describes one MCP tool: what tools/list advertises and what the
 // argument handling checks (docs/compatibility.md#mcp-envelope-and-argument-handling, docs/compatibility.md#tools).
 type toolSpec struct {
-	name string
-	desc string
+	name  string
+	title string
+	desc  string
 	// writer marks a tool that changes the log: it is hidden and refused in
 	// read-only mode, and answers {"success": ...} envelopes.
 	writer bool
@@ -24,7 +27,9 @@ type toolSpec struct {
 	// required are the parameters that must be present, in the order the
 	// Python handler's signature lists them (its error names them so).
 	required []string
-	run      toolFunc
+	// out is the output schema (output.go).
+	out *jsonschema.Schema
+	run toolFunc
 }
 
 // toolFunc runs a tool whose arguments passed prepare. It returns the
@@ -64,20 +69,41 @@ func (s *toolSpec) tool() *gosdk.Tool {
 		in.Properties[p.name] = p.schema
 		in.PropertyOrder = append(in.PropertyOrder, p.name)
 	}
-	t := &gosdk.Tool{Name: s.name, Description: s.desc, InputSchema: in}
-	if !s.writer {
-		t.Annotations = &gosdk.ToolAnnotations{ReadOnlyHint: true}
+	return &gosdk.Tool{Name: s.name, Title: s.title, Description: s.desc, InputSchema: in, OutputSchema: s.out, Annotations: s.annotations()}
+}
+
+// annotations are the tool's hints: a reader only reads and answers the
+// same to the same call; a writer appends to a log that is never edited
+// (nothing is destroyed) and stores something new on every call without
+// an idempotency_key (so it is not idempotent); no tool reaches beyond
+// the node's own log.
+func (s *toolSpec) annotations() *gosdk.ToolAnnotations {
+	a := &gosdk.ToolAnnotations{Title: s.title, OpenWorldHint: ptr(false)}
+	if s.writer {
+		a.DestructiveHint = ptr(false)
+	} else {
+		a.ReadOnlyHint, a.IdempotentHint = true, true
 	}
-	return t
+	return a
 }
 
 func prop(name string, s *jsonschema.Schema) toolProp { return toolProp{name: name, schema: s} }
 
 func ptr[T any](v T) *T { return &v }
 
-// stringProp is a free-form string.
-func stringProp(name, desc string) toolProp {
-	return prop(name, &jsonschema.Schema{Type: "string", Description: desc})
+// stringProp is a free-form string of at most maxLength characters.
+func stringProp(name, desc string, maxLength int) toolProp {
+	return prop(name, &jsonschema.Schema{Type: "string", MaxLength: ptr(maxLength), Description: desc})
+}
+
+// enumProp is a string that is one of values.
+func enumProp(name, desc string, values ...string) toolProp {
+	s := &jsonschema.Schema{Type: "string", Description: desc, MaxLength: ptr(0)}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+		*s.MaxLength = max(*s.MaxLength, len(v))
+	}
+	return prop(name, s)
 }
 
 // routingProp is a routing field: stripped, at most 256 characters, no
@@ -95,14 +121,14 @@ func eventTypeProp(desc string) toolProp {
 		Type:        "string",
 		Pattern:     `^[a-z0-9][a-z0-9_.-]{0,63}$`,
 		MaxLength:   ptr(64),
-		Description: desc + " Lowercase letters, digits, '.', '_' and '-'; starts with a letter or digit; at most 64 characters.",
+		Description: desc + " " + strings.ToUpper(eventTypeRule[:1]) + eventTypeRule[1:],
 	})
 }
 
-var statuses = []any{"open", "claimed", "ready", "applied", "blocked", "failed", "superseded"}
+var statuses = []string{"open", "claimed", "ready", "applied", "blocked", "failed", "superseded"}
 
 func statusProp(desc string) toolProp {
-	return prop("status", &jsonschema.Schema{Type: "string", Enum: statuses, Description: desc})
+	return enumProp("status", desc, statuses...)
 }
 
 // textProp is verbatim text bounded in UTF-8 bytes. JSON Schema's
@@ -119,9 +145,10 @@ func textProp(name, desc string, maxBytes int) toolProp {
 
 func metadataProp(desc string) toolProp {
 	return prop("metadata", &jsonschema.Schema{
-		Type: "object",
-		Description: fmt.Sprintf("%s At most %d bytes as canonical JSON (sorted keys). The key %q is reserved.",
-			desc, rules.MaxMetadataBytes, "_lsnode"),
+		Type:          "object",
+		PropertyNames: &jsonschema.Schema{Not: &jsonschema.Schema{Const: ptr[any](store.ExtensionKey)}},
+		Description: fmt.Sprintf("%s At most %d bytes (64 KiB) as canonical JSON (sorted keys, no spaces); "+
+			"no NaN or Infinity. The key %q is reserved.", desc, rules.MaxMetadataBytes, store.ExtensionKey),
 	})
 }
 
@@ -155,5 +182,9 @@ func idempotencyProp() toolProp {
 }
 
 func cursorProp(desc string) toolProp {
-	return prop("cursor", &jsonschema.Schema{Type: "string", Description: desc})
+	return prop("cursor", &jsonschema.Schema{
+		Type:        "string",
+		MaxLength:   ptr(store.MaxCursorLength),
+		Description: fmt.Sprintf("%s At most %d characters.", desc, store.MaxCursorLength),
+	})
 }

@@ -19,13 +19,20 @@ import (
 const oldestProtocolVersion = "2024-11-05"
 
 // rpcRequest is a request body the screen let through: its members, its
-// method, and a tools/call's params and tool name.
+// method, a tools/call's params and tool name, and the protocol version
+// it names (requestVersion).
 type rpcRequest struct {
-	env    pyjson.RawObject
-	method any
-	params pyjson.RawObject
-	tool   string
+	env     pyjson.RawObject
+	method  any
+	params  pyjson.RawObject
+	tool    string
+	version string
 }
+
+// sessionless reports whether the request follows the sessionless
+// protocol, whose clients get the specification's answers where the
+// hub's differ.
+func (r *rpcRequest) sessionless() bool { return r.version >= sessionlessSince }
 
 // screen reads a request body as the Python hub does and keeps the hub's
 // JSON-RPC behaviour where it differs from the SDK's (docs/compatibility.md#mcp-envelope-and-argument-handling, docs/compatibility.md#request-policy):
@@ -43,7 +50,11 @@ type rpcRequest struct {
 //     up to "Unknown tool: <name>" (-32601, which the SDK would rewrite);
 //   - initialize reads only its protocol version: none negotiates
 //     2024-11-05, one that is not a string the newest;
-//   - ping and tools/list ignore their params;
+//   - ping and tools/list ignore their params (but in the sessionless
+//     protocol, whose params carry the request's version and the client's
+//     capabilities);
+//   - server/discover, which the hub does not know, is the SDK's, as are
+//     the resources of a client that names a protocol version;
 //   - a request without "jsonrpc": "2.0" is answered as if it had it;
 //   - the answer carries the request's id as Python decoded it, also
 //     where the SDK would round it or refuse it (answerID, sdkAnswer), and
@@ -53,7 +64,7 @@ type rpcRequest struct {
 // otherwise it returns the request and the body to forward to the SDK,
 // should nativeCall leave the request to it. Everything else, argument
 // handling included, happens in the tools, whichever path answers.
-func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, forward []byte, done bool) {
+func (h *Handler) screen(w http.ResponseWriter, r *http.Request, body []byte) (req rpcRequest, forward []byte, done bool) {
 	if !utf8.Valid(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error")
 		return req, nil, true
@@ -68,6 +79,7 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 		return req, nil, true
 	}
 	req.env = env
+	req.version = requestVersion(r, env.Get("params"))
 	id := req.env.Get("id")
 	req.method, _ = jsonText.Value(req.env.Get("method"))
 	if method, _ := req.method.(string); strings.HasPrefix(method, "notifications/") {
@@ -81,8 +93,14 @@ func (h *Handler) screen(w http.ResponseWriter, body []byte) (req rpcRequest, fo
 	switch req.method {
 	case "initialize":
 		return req, withOnlyVersion(req.env), false
+	case "server/discover":
+		return req, body, false
+	case "resources/list", "resources/templates/list", "resources/read":
+		if req.version != "" { // the hub has no resources: its bare clients get its answer
+			return req, body, false
+		}
 	case "ping", "tools/list":
-		if req.env.Get("params") != nil { // the hub reads none; the SDK refuses some
+		if req.env.Get("params") != nil && !req.sessionless() { // the hub reads none; the SDK refuses some
 			body = withMember(body, "params", nil)
 			req.env, _ = jsonText.Members(body) // the JSON encoding/json just wrote
 		}
@@ -159,7 +177,7 @@ func withOnlyVersion(env pyjson.RawObject) []byte {
 	if v := params.Get("protocolVersion"); v != nil {
 		version = v
 		if s, _ := jsonText.Value(v); !isStringValue(s) {
-			version = json.RawMessage(`"` + protocolVersions[0] + `"`)
+			version = json.RawMessage(`"` + initializeVersions[0] + `"`)
 		}
 	}
 	out := env.Map()

@@ -130,7 +130,7 @@ func (t *toolSet) eventList(ctx context.Context, a *callArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withNote(eventpage.Render(nil, page, true), a), nil
+	return renderedPage{withNote(eventpage.Render(nil, page, true), a)}, nil
 }
 
 func (t *toolSet) eventWait(ctx context.Context, a *callArgs) (any, error) {
@@ -158,7 +158,7 @@ func (t *toolSet) eventWait(ctx context.Context, a *callArgs) (any, error) {
 	if timedOut {
 		page = store.ListResult{}
 	}
-	return withNote(eventpage.Render(&timedOut, page, !timedOut), a), nil
+	return renderedPage{withNote(eventpage.Render(&timedOut, page, !timedOut), a)}, nil
 }
 
 // wait blocks until the store commits a match or the timeout passes. The
@@ -197,7 +197,7 @@ func (t *toolSet) eventOwed(ctx context.Context, a *callArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eventpage.Render(nil, store.ListResult{Events: events}, false), nil
+	return renderedPage{eventpage.Render(nil, store.ListResult{Events: events}, false)}, nil
 }
 
 // withNote adds the hub's from_agent note when the caller passed an

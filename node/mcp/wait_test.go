@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lsnode/lsnode/internal/testwait"
 	"github.com/lsnode/lsnode/node/internal/nodetest"
@@ -155,4 +159,49 @@ func callCount(t testing.TB, h *mcpHarness, tool, result string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestMCPWaitProgress: an event_wait with a progressToken, from a client
+// that accepts an event stream, reports progress while it waits and then
+// answers; without a token the same call reports none.
+func TestMCPWaitProgress(t *testing.T) {
+	h := newMCPHarness(t, Options{ProgressEvery: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var progress []float64
+	client := gosdk.NewClient(&gosdk.Implementation{Name: "progress", Version: "1"}, &gosdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *gosdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			progress = append(progress, req.Params.Progress)
+		},
+	})
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		session, err := client.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1},
+			&gosdk.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, token := range []any{nil, "wait-1"} {
+			mu.Lock()
+			progress = nil
+			mu.Unlock()
+			params := &gosdk.CallToolParams{Name: toolEventWait, Arguments: map[string]any{"stream": "none", "timeout_ms": 300}}
+			if token != nil {
+				params.Meta = gosdk.Meta{"progressToken": token}
+			}
+			res, err := session.CallTool(ctx, params)
+			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*gosdk.TextContent).Text, `"timed_out": true`) {
+				t.Fatalf("%s, token %v: %+v %v", version, token, res, err)
+			}
+			mu.Lock()
+			got := slices.Clone(progress)
+			mu.Unlock()
+			if (token == nil) != (len(got) == 0) || !slices.IsSorted(got) {
+				t.Fatalf("%s, token %v: progress %v", version, token, got)
+			}
+		}
+		session.Close()
+	}
 }

@@ -12,8 +12,10 @@ import (
 // and for non-printable code points up to U+00FF, \uhhhh and \Uhhhhhhhh
 // above that. Printable non-ASCII is kept as is; Go's unicode.IsPrint
 // stands in for Python's str.isprintable (the two differ only where their
-// Unicode versions do). Python strings cannot hold invalid UTF-8, so such
-// bytes are shown as \xhh.
+// Unicode versions do). A lone surrogate, which a Go string holds as its
+// WTF-8 bytes (ED A0..BF 80..BF), is \udxxx, as Python shows the one
+// json.loads makes of "\udcff"; Python strings cannot hold other invalid
+// UTF-8, so such bytes are shown as \xhh.
 func String(s string) string {
 	quote := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
@@ -24,7 +26,10 @@ func String(s string) string {
 	b.WriteByte(quote)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if sur, ok := surrogateAt(s[i:]); ok {
+			writeEscape(&b, 'u', sur, 4)
+			size = 3
+		} else if r == utf8.RuneError && size == 1 {
 			writeEscape(&b, 'x', rune(s[i]), 2)
 		} else {
 			writeReprRune(&b, r, quote)
@@ -69,3 +74,11 @@ func writeEscape(b *strings.Builder, kind byte, r rune, width int) {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// surrogateAt is the lone surrogate whose WTF-8 bytes start s.
+func surrogateAt(s string) (rune, bool) {
+	if len(s) < 3 || s[0] != 0xED || s[1] < 0xA0 || s[1] > 0xBF || s[2] < 0x80 || s[2] > 0xBF {
+		return 0, false
+	}
+	return 0xD000 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), true
+}

@@ -45,6 +45,10 @@ func TestString(t *testing.T) {
 		{"'\"", "'\\'\"'"},
 		{"\ud7ff\uffff", "'\\ud7ff\\uffff'"},
 		{"bad \xff utf-8", `'bad \xff utf-8'`},
+		{"a\xed\xb3\xbfb", `'a\udcffb'`},               // a lone surrogate, as WTF-8
+		{"\xed\xa0\x80\xed\xbf\xbf", `'\ud800\udfff'`}, // two lone halves
+		{"\xed\x9f\xbf", `'\ud7ff'`},                   // U+D7FF is no surrogate
+		{"\xed\xa0", `'\xed\xa0'`},                     // a cut one is invalid bytes
 	}
 	for _, tt := range tests {
 		if got := String(tt.in); got != tt.want {

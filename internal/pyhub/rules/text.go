@@ -22,9 +22,30 @@ func pyStrip(s string) string {
 }
 
 // pyLower is Python's str.lower() for the cases that differ from Go's
-// strings.ToLower: U+0130 lowers to "i̇" (two code points).
+// strings.ToLower: U+0130 lowers to "i̇" (two code points), and a lone
+// surrogate (an encoded one, as fixSurrogates reads it) stays as it is,
+// where strings.ToLower would make each of its bytes a U+FFFD.
 func pyLower(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
+	s = strings.ReplaceAll(s, "\u0130", "i\u0307")
+	if utf8.ValidString(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for start, i := 0, 0; i <= len(s); {
+		if i < len(s) && !isEncodedSurrogate(s[i:]) {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
+			continue
+		}
+		b.WriteString(strings.ToLower(s[start:i]))
+		if i == len(s) {
+			break
+		}
+		b.WriteString(s[i : i+3])
+		i += 3
+		start = i
+	}
+	return b.String()
 }
 
 // fixSurrogates plays Python's strip_lone_surrogates: an encoded surrogate

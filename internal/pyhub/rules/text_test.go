@@ -49,6 +49,9 @@ func TestPyLower(t *testing.T) {
 	if got := pyLower("İSTANBUL Kelvin\u212a"); got != "i\u0307stanbul kelvink" {
 		t.Errorf("pyLower = %q", got)
 	}
+	if got := pyLower("ÀSC\xed\xb3\xbfDÉ\xed\xa0\x80"); got != "àsc\xed\xb3\xbfdé\xed\xa0\x80" {
+		t.Errorf("pyLower kept no lone surrogate: %q", got)
+	}
 	if strings.ToLower("\u0130") == pyLower("\u0130") {
 		t.Errorf("U+0130 should lower to two code points, as in Python")
 	}

@@ -36,10 +36,20 @@ func (r RPCReply) Text(t testing.TB) string {
 	if err := json.Unmarshal(r.Result, &res); err != nil {
 		t.Fatalf("decode result %s: %v", r.Result, err)
 	}
-	if len(res.Content) != 1 || res.Content[0].Type != "text" || res.IsError != nil {
-		t.Fatalf("want one text content and no isError, got %s", r.Result)
+	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+		t.Fatalf("want one text content, got %s", r.Result)
+	}
+	if failed := failurePayload(res.Content[0].Text); (res.IsError != nil && !*res.IsError) || failed != (res.IsError != nil) {
+		t.Fatalf("isError must be set exactly on a failure's payload, got %s", r.Result)
 	}
 	return res.Content[0].Text
+}
+
+// failurePayload reports whether a tool's text is a refusal: an object
+// with an "error" member ({"error": ...} or {"success": false, ...}).
+func failurePayload(text string) bool {
+	var p map[string]json.RawMessage
+	return json.Unmarshal([]byte(text), &p) == nil && (p["error"] != nil || string(p["success"]) == "false")
 }
 
 // Payload decodes the tool result's JSON text.

@@ -1,0 +1,66 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+)
+
+// The MCP client eras the handler tells apart (docs/compatibility.md,
+// "MCP client eras"). Versions are dates, so they compare as strings.
+const (
+	// structuredSince is the first version whose tools have an
+	// outputSchema and whose results carry structuredContent.
+	structuredSince = "2025-06-18"
+	// sessionlessSince is the first version of the sessionless protocol:
+	// no initialize, the version and the client's capabilities in every
+	// request's _meta, server/discover.
+	sessionlessSince = "2026-07-28"
+)
+
+// Keys of a request's _meta in the sessionless protocol.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// initializeVersions are the versions the initialize handshake
+// negotiates, as the Python hub does, newest first: a client's version in
+// the list is echoed, any other gets the first.
+var initializeVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// protocolVersions are all the versions the server speaks, newest first:
+// the sessionless protocol beside the initialize eras.
+var protocolVersions = append([]string{sessionlessSince}, initializeVersions...)
+
+// wantsStructured reports whether a client speaking protocol version
+// (the MCP-Protocol-Version header, or the request's _meta in the
+// sessionless protocol) gets structured results and output schemas: the
+// hub's bare clients (no version) and the 2024-11-05 and 2025-03-26 eras
+// get the hub's answer, the newer eras also the structured one.
+func wantsStructured(version string) bool { return version >= structuredSince }
+
+// requestVersion is the protocol version a request names: its _meta's
+// (the sessionless protocol), else its MCP-Protocol-Version header; ""
+// for the hub's bare clients, which name none.
+func requestVersion(r *http.Request, params json.RawMessage) string {
+	if v := metaVersion(params); v != "" {
+		return v
+	}
+	return r.Header.Get("Mcp-Protocol-Version")
+}
+
+// metaVersion is the protocol version in params._meta as the SDK reads
+// it (a decode of the params' _meta, "" when that fails), so that both
+// paths agree on a request's era. Only params that name _meta, or hold an
+// escape that could spell it, are decoded.
+func metaVersion(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
+		return ""
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	v, _ := p.Meta[metaProtocolVersion].(string)
+	return v
+}
