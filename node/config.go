@@ -140,6 +140,12 @@ type Config struct {
 	// /logstream/events with wait_ms and the mempalace_event_wait tool;
 	// more get 429 with Retry-After. Default 64; 0 means no cap.
 	MaxWaitsPerClient int
+	// Console serves the web console at /ui/ (docs/operations.md
+	// "Console"). Default on.
+	Console bool
+	// ConsoleIdleTimeout signs out a console session whose user made no
+	// request for this long. Default 30 min.
+	ConsoleIdleTimeout time.Duration
 
 	// ClusterID names the mesh. Replication and gossip refuse peers with
 	// another id before any data crosses. Default "lsnode".
@@ -246,6 +252,8 @@ func DefaultConfig() Config {
 		MaxPageBytes:          store.DefaultMaxPageBytes,
 		MaxStreamsPerClient:   DefaultStreamsPerClient,
 		MaxWaitsPerClient:     DefaultWaitsPerClient,
+		Console:               true,
+		ConsoleIdleTimeout:    httpapi.DefaultConsoleIdleTimeout,
 		Version:               "dev",
 		ClusterID:             DefaultClusterID,
 		HTTPSyncInterval:      DefaultHTTPSyncInterval,
@@ -300,6 +308,8 @@ func (c Config) Validate() error {
 		return errors.New("--max-page-bytes must be at least 1048576")
 	case c.MaxStreamsPerClient < 0 || c.MaxWaitsPerClient < 0:
 		return errors.New("--max-streams-per-client and --max-waits-per-client must not be negative")
+	case c.Console && c.ConsoleIdleTimeout <= 0:
+		return errors.New("--console-idle-timeout must be positive")
 	case c.ClusterID == "":
 		return errors.New("config: ClusterID is required")
 	case c.HTTPSyncInterval < 0:

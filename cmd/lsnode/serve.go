@@ -27,6 +27,7 @@ type serveFlags struct {
 	shutdownTimeout, commitLinger                                                       *time.Duration
 	cluster                                                                             *clusterFlags
 	limits                                                                              *limitFlags
+	console                                                                             *consoleFlags
 	memory                                                                              memoryLimitFlag
 	env                                                                                 *serveEnv
 }
@@ -61,6 +62,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		logLevel:        fs.String("log-level", envOr("info", "LSNODE_LOG_LEVEL"), "debug, info, warn or error (env LSNODE_LOG_LEVEL)"),
 		cluster:         addClusterFlags(fs, env),
 		limits:          addLimitFlags(fs, env),
+		console:         addConsoleFlags(fs, env),
 		memory:          addMemoryLimitFlag(fs),
 	}
 }
@@ -107,6 +109,7 @@ func (f *serveFlags) config(logger *slog.Logger) (node.Config, error) {
 	cfg.ExtraAllowedHosts = splitList(*f.extraHosts)
 	f.cluster.apply(&cfg)
 	f.limits.apply(&cfg)
+	f.console.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
 	return cfg, nil
 }
