@@ -79,8 +79,12 @@ func (c *console) handleAgents(w http.ResponseWriter, r *http.Request, _ *consol
 		rows = append(rows, row)
 	}
 	_, hasAwaiting := c.store.(awaitingLog)
+	names := map[string]string{} // an agent token sees replica ids only, as on a thread
+	if scope == nil {
+		names = c.replicaNames(ctx)
+	}
 	writeConsoleJSON(w, http.StatusOK, map[string]any{
-		"agents": rows, "window_s": defaultAgentsWindow.Seconds(), "awaiting_available": hasAwaiting,
+		"agents": rows, "window_s": defaultAgentsWindow.Seconds(), "awaiting_available": hasAwaiting, "replicas": names,
 	})
 }
 

@@ -59,8 +59,8 @@ func (s *consoleSession) csrfMatches(got string) bool {
 type sessionTable struct {
 	cookie string // the cookie's name
 	wall   hlc.WallClock
-	idle time.Duration
-	rand io.Reader
+	idle   time.Duration
+	rand   io.Reader
 
 	mu         sync.Mutex
 	byID       map[string]*consoleSession

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -35,20 +36,36 @@ type readInfo struct {
 // nodeBanner names the node the console is served by.
 type nodeBanner struct {
 	ReplicaID string `json:"replica_id"`
-	Host      string `json:"host"`
+	Name      string `json:"name"` // the member name, else the host name
 	Version   string `json:"version"`
 	ReadOnly  bool   `json:"read_only"`
 }
 
-func (c *console) banner() nodeBanner {
-	return nodeBanner{ReplicaID: c.store.ReplicaID(), Host: c.s.name, Version: c.s.cfg.Version, ReadOnly: c.s.cfg.ReadOnly}
+func (c *console) banner(ctx context.Context) nodeBanner {
+	b := nodeBanner{ReplicaID: c.store.ReplicaID(), Name: c.s.name, Version: c.s.cfg.Version, ReadOnly: c.s.cfg.ReadOnly}
+	if name, ok := c.replicaNames(ctx)[b.ReplicaID]; ok {
+		b.Name = name
+	}
+	return b
 }
 
-func (c *console) info(sess *consoleSession, id *auth.Identity) sessionInfo {
+// replicaNames maps the replica ids of the mesh's members to their
+// names (none without membership).
+func (c *console) replicaNames(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	if est := c.s.roster(ctx).Lsnode; est != nil {
+		for _, m := range est.Members {
+			out[m.ReplicaID] = m.Name
+		}
+	}
+	return out
+}
+
+func (c *console) info(ctx context.Context, sess *consoleSession, id *auth.Identity) sessionInfo {
 	out := sessionInfo{
 		SignedIn: true, NeedsToken: c.s.policy.auth.Required(), Name: identityName(id), Admin: !id.Scoped(),
 		WriteAs: id.WriteAs(), AnyWriter: !id.Scoped(), CSRF: sess.csrf,
-		IdleTimeoutS: c.sessions.idle.Seconds(), Node: c.banner(),
+		IdleTimeoutS: c.sessions.idle.Seconds(), Node: c.banner(ctx),
 	}
 	if out.WriteAs == nil {
 		out.WriteAs = []string{}
@@ -82,10 +99,10 @@ func (c *console) handleSession(w http.ResponseWriter, r *http.Request, _ *conso
 	sess, id, code, _ := c.sessions.authenticate(r, c.s.policy.auth, !isBackground(r))
 	if code != 0 {
 		writeConsoleJSON(w, http.StatusOK, sessionInfo{NeedsToken: c.s.policy.auth.Required(), WriteAs: []string{},
-			IdleTimeoutS: c.sessions.idle.Seconds(), Node: c.banner()})
+			IdleTimeoutS: c.sessions.idle.Seconds(), Node: c.banner(r.Context())})
 		return
 	}
-	writeConsoleJSON(w, http.StatusOK, c.info(sess, id))
+	writeConsoleJSON(w, http.StatusOK, c.info(r.Context(), sess, id))
 }
 
 // handleSignIn answers POST /ui/api/signin {"token": "..."}: a token
@@ -116,7 +133,7 @@ func (c *console) handleSignIn(w http.ResponseWriter, r *http.Request, _ *consol
 	}
 	c.s.log.Info("console signed in", "token_name", id.Name(), "remote", r.RemoteAddr)
 	http.SetCookie(w, c.sessions.cookieOf(sess, c.s.cfg.Scheme == "https"))
-	writeConsoleJSON(w, http.StatusOK, c.info(sess, id))
+	writeConsoleJSON(w, http.StatusOK, c.info(r.Context(), sess, id))
 }
 
 // handleSignOut answers POST /ui/api/signout: the session ends, its

@@ -153,11 +153,7 @@ func (c *console) handleThread(w http.ResponseWriter, r *http.Request, _ *consol
 		}
 	}
 	if scope == nil {
-		if est := c.s.roster(ctx).Lsnode; est != nil {
-			for _, m := range est.Members {
-				out.Replicas[m.ReplicaID] = m.Name
-			}
-		}
+		out.Replicas = c.replicaNames(ctx)
 	}
 	writeConsoleJSON(w, http.StatusOK, out)
 }

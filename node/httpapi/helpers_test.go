@@ -64,6 +64,13 @@ func testConfig(t testing.TB) Config {
 // of its own unless mutate names one, and stops it when the test ends.
 func htStart(t testing.TB, mutate func(*Config)) *testServer {
 	t.Helper()
+	return htStartWith(t, mutate, nil)
+}
+
+// htStartWith is htStart with mount, when not nil, run on the surface
+// before its handler is built (the console tests enable the console).
+func htStartWith(t testing.TB, mutate func(*Config), mount func(*testServer)) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +88,9 @@ func htStart(t testing.TB, mutate func(*Config)) *testServer {
 	}
 	ts.store, _ = cfg.Store.(*store.Store)
 	ts.Server = New(cfg)
+	if mount != nil {
+		mount(ts)
+	}
 	ts.RegisterReadyGauge()
 	ts.srv = NewHTTPServer(cfg, ts.Handler(mcpStandIn), nil)
 	ts.srv.RegisterOnShutdown(cancelDrain)

@@ -20,7 +20,7 @@ export function agentsPage(main) {
     }
     body.replaceChildren(...(d.agents.length ? d.agents.map((a) => h("tr", { dataset: { agent: a.agent } },
       h("td", {}, h("a", { href: "#/agent/" + encodeURIComponent(a.agent) }, h("strong", {}, a.agent))),
-      h("td", { class: "mono" }, a.replicas.map((r) => h("div", { title: r }, short(r, 12)))),
+      h("td", {}, a.replicas.map((r) => h("div", { title: r }, d.replicas[r] ? h("span", {}, d.replicas[r]) : h("span", { class: "mono" }, short(r, 12))))),
       h("td", { class: "num" }, num(a.events)),
       h("td", { title: a.last_seen || "" }, ago(a.last_seen)),
       h("td", { class: "num" }, a.owed ? pill(num(a.owed) + (a.owed_more ? "+" : ""), "warn") : h("span", { class: "muted" }, "0")),

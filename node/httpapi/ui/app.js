@@ -48,7 +48,7 @@ function showBar(info) {
   for (const a of document.querySelectorAll("#nav a[data-admin]")) a.hidden = !info.admin;
   document.getElementById("who-name").textContent = info.name + (info.admin ? " · admin" : "");
   const n = info.node;
-  document.getElementById("node-name").textContent = (n.host ? n.host + " · " : "") + n.replica_id.slice(0, 12) + "…" + (n.read_only ? " · read-only" : "");
+  document.getElementById("node-name").textContent = "node " + n.name + (n.read_only ? " · read-only" : "");
   document.getElementById("node-name").title = n.replica_id + " · lsnode " + n.version;
 }
 
@@ -78,7 +78,7 @@ function signIn(info, reason) {
     h("h1", {}, h("img", { src: "icon.svg", alt: "", width: 26, height: 26 }), "lsnode console"),
     h("p", {}, "Sign in with the node's shared token, an admin token, or an agent token. The token stays on the server: this browser keeps a session cookie only."),
     err, form,
-    h("p", { class: "muted" }, "Node ", h("code", {}, info.node.replica_id), " · lsnode " + info.node.version))));
+    h("div", { class: "foot" }, "Node " + info.node.name + " · ", h("code", {}, info.node.replica_id), " · lsnode " + info.node.version))));
   token.focus();
 }
 
@@ -91,7 +91,7 @@ function start(info) {
 
 whenSignedOut((reason) => {
   if (!session.info) return;
-  api("session").then((info) => signIn(info, reason)).catch(() => signIn({ needs_token: true, node: { replica_id: "", version: "" } }, reason));
+  api("session").then((info) => signIn(info, reason)).catch(() => signIn({ needs_token: true, node: { name: "", replica_id: "", version: "" } }, reason));
 });
 
 document.getElementById("signout").addEventListener("click", async () => {

@@ -84,7 +84,9 @@ export function pageStart(name) {
   document.body.dataset.ready = "0";
 }
 export function pageReady(name) {
-  if (document.body.dataset.page === name) document.body.dataset.ready = "1";
+  if (document.body.dataset.page !== name || document.body.dataset.ready === "1") return;
+  document.body.dataset.ready = "1";
+  document.body.dataset.readyAt = String(Math.round(performance.now())); // ms since the navigation began
 }
 
 // Formatting.

@@ -82,7 +82,7 @@ export function meshPage(main) {
         h("h2", { class: "spaced" }, "Newest refused items"),
         h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Received"), h("th", {}, "Origin"), h("th", {}, "Item"), h("th", {}, "Detail"))),
           h("tbody", {}, p.quarantine.recent.map((q) => h("tr", {}, h("td", {}, ago(q.received_at)), h("td", { class: "mono" }, short(q.origin, 8) + " #" + q.origin_seq),
-            h("td", { class: "mono" }, short(q.item_id, 12)), h("td", {}, q.reason + ": " + q.detail)))))))
+            h("td", { class: "mono" }, short(q.item_id, 12)), h("td", {}, q.reason + ": " + q.detail))))))
       : h("p", { class: "muted" }, "No remote op or artifact was refused."));
     checks.replaceChildren(h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Check"), h("th", { class: "num" }, "Value"), h("th", { class: "num" }, "Threshold"), h("th", {}, ""))),
       h("tbody", {}, p.checks.map((c) => h("tr", {}, h("td", { class: "mono" }, c.name), h("td", { class: "num" }, num(c.value)),
