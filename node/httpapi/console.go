@@ -36,6 +36,7 @@ type ConsoleLog interface {
 	Quarantine(ctx context.Context, limit int) ([]store.QuarantineEntry, error)
 	QuarantineReasons(ctx context.Context) (map[string]int64, error)
 	Streams(ctx context.Context, scope *store.ReadScope) ([]store.StreamInfo, error)
+	RecentAgents(ctx context.Context, window time.Duration, n int) ([]store.AgentInfo, int, error)
 }
 
 var _ ConsoleLog = (*store.Store)(nil)

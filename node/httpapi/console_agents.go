@@ -15,9 +15,12 @@ const (
 	// rosterOwedLimit bounds the owed count of each roster row: past it
 	// the page shows "100+".
 	rosterOwedLimit = 100
-	// agentPageLimit bounds the owed and awaiting lists of one agent's
-	// page (the store's page limit).
-	agentPageLimit = 500
+	// agentPageDefault is how many owed and awaiting asks an agent's page
+	// lists unless it asks for more (limit=, at most the store's 500).
+	agentPageDefault = 50
+	// rosterEvents is how many of the newest events the roster page folds
+	// unless asked for the whole log.
+	rosterEvents = 50000
 	// agentRecentLimit is how many of an agent's latest events its page
 	// shows.
 	agentRecentLimit = 20
@@ -50,14 +53,27 @@ type agentRow struct {
 }
 
 // handleAgents answers GET /ui/api/agents: the roster `lsnode agents`
-// shows (store.Agents), each agent with its owed count (and awaiting
-// count, when the store has the view). An agent token sees the agents
-// of its mailboxes only: every event a roster row counts was written by
-// that agent, so it is in the token's scope.
+// shows, each agent with its owed count (and awaiting count, when the
+// store has the view). The roster is that of the newest rosterEvents
+// events (store.RecentAgents), so the page costs the same however long
+// the log; all=1 folds the whole log (store.Agents), as `lsnode agents`
+// does. An agent token sees the agents of its mailboxes only: every
+// event a roster row counts was written by that agent, so it is in the
+// token's scope.
 func (c *console) handleAgents(w http.ResponseWriter, r *http.Request, _ *consoleSession) {
 	ctx := r.Context()
 	scope := auth.IdentityFrom(ctx).ReadScope()
-	roster, err := c.store.Agents(ctx, defaultAgentsWindow)
+	var (
+		roster []store.AgentInfo
+		read   int
+		err    error
+	)
+	whole := r.URL.Query().Get("all") == "1"
+	if whole {
+		roster, err = c.store.Agents(ctx, defaultAgentsWindow)
+	} else {
+		roster, read, err = c.store.RecentAgents(ctx, defaultAgentsWindow, rosterEvents)
+	}
 	if err != nil {
 		c.writeStoreError(w, r, err)
 		return
@@ -85,6 +101,7 @@ func (c *console) handleAgents(w http.ResponseWriter, r *http.Request, _ *consol
 	}
 	writeConsoleJSON(w, http.StatusOK, map[string]any{
 		"agents": rows, "window_s": defaultAgentsWindow.Seconds(), "awaiting_available": hasAwaiting, "replicas": names,
+		"whole_log": whole || read < rosterEvents, "events_read": read, "roster_events": rosterEvents,
 	})
 }
 
@@ -141,7 +158,8 @@ type agentPage struct {
 	Recent       []store.Event `json:"recent"`
 }
 
-// handleAgent answers GET /ui/api/agent?name=AGENT: the asks the agent
+// handleAgent answers GET /ui/api/agent?name=AGENT&limit=N: the first N
+// (default 50, at most 500) asks the agent
 // owes a reply to (mempalace_event_owed's list), the asks it awaits
 // replies to when the store has that view, and its latest events, each
 // within the caller's read scope.
@@ -152,20 +170,32 @@ func (c *console) handleAgent(w http.ResponseWriter, r *http.Request, _ *console
 		writeConsoleError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	scope := auth.IdentityFrom(ctx).ReadScope()
-	out := agentPage{Agent: agent}
-	if out.Owed, err = c.store.OwedIn(ctx, scope, agent, "", agentPageLimit); err != nil {
+	q := parseQuery(r.URL.RawQuery)
+	n, err := q.intParam("limit", agentPageDefault)
+	if err != nil {
 		c.writeStoreError(w, r, err)
 		return
 	}
-	out.OwedMore = len(out.Owed) == agentPageLimit
+	limit, err := rules.Limit(n)
+	if err != nil {
+		writeConsoleError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	scope := auth.IdentityFrom(ctx).ReadScope()
+	out := agentPage{Agent: agent}
+	owed, err := c.store.OwedIn(ctx, scope, agent, "", limit+1)
+	if err != nil {
+		c.writeStoreError(w, r, err)
+		return
+	}
+	out.Owed, out.OwedMore = firstOf(owed, limit)
 	if av, ok := c.store.(awaitingLog); ok {
-		if out.Awaiting, err = av.Awaiting(ctx, scope, agent, "", agentPageLimit); err != nil {
+		awaiting, err := av.Awaiting(ctx, scope, agent, "", limit+1)
+		if err != nil {
 			c.writeStoreError(w, r, err)
 			return
 		}
-		out.Awaiting = nonNilEvents(out.Awaiting)
-		out.AwaitingMore = len(out.Awaiting) == agentPageLimit
+		out.Awaiting, out.AwaitingMore = firstOf(awaiting, limit)
 	}
 	recent, err := c.store.List(ctx, store.Filter{Writer: agent, Order: "desc", Limit: agentRecentLimit, Preview: true, Scope: scope})
 	if err != nil {
@@ -174,6 +204,12 @@ func (c *console) handleAgent(w http.ResponseWriter, r *http.Request, _ *console
 	}
 	out.Recent = nonNilEvents(recent.Events)
 	writeConsoleJSON(w, http.StatusOK, out)
+}
+
+// firstOf cuts a list read with one event more than limit to limit, and
+// says whether there were more.
+func firstOf(evs []store.Event, limit int) ([]store.Event, bool) {
+	return nonNilEvents(evs[:min(len(evs), limit)]), len(evs) > limit
 }
 
 func nonNilEvents(evs []store.Event) []store.Event {

@@ -1,10 +1,11 @@
 // The agents page (the roster with owed counts) and one agent's page
 // (its owed asks, awaited replies when the node has that view, and its
 // latest events).
-import { h, api, ago, num, pill, empty, head, short, notice, eventRow, pageStart, pageReady, session } from "./lib.js";
+import { h, api, ago, num, pill, empty, head, short, notice, eventRow, query, pageStart, pageReady, session } from "./lib.js";
 
-export function agentsPage(main) {
+export function agentsPage(main, q) {
   pageStart("agents");
+  const all = q.get("all") === "1";
   const body = h("tbody", {}, empty("Loading…", 7));
   const note = h("div", {});
   main.append(
@@ -14,7 +15,11 @@ export function agentsPage(main) {
       h("thead", {}, h("tr", {}, h("th", {}, "Agent"), h("th", {}, "Writes through"), h("th", { class: "num" }, "Events"),
         h("th", {}, "Last heard"), h("th", { class: "num" }, "Owed"), h("th", { class: "num" }, "Awaiting"), h("th", {}, "Name check"))),
       body)));
-  api("agents").then((d) => {
+  api("agents" + (all ? "?all=1" : "")).then((d) => {
+    if (!d.whole_log) {
+      note.append(notice("info", `The agents that wrote among the newest ${num(d.roster_events)} events; counts are over those events. `,
+        h("a", { href: "#/agents?all=1" }, "Fold the whole log"), " (slower on a long log)."));
+    }
     if (!d.awaiting_available) {
       note.append(notice("info", "Awaiting counts (the replies an agent waits for) need the store's awaiting view, which this node does not have yet: owed counts only."));
     }
@@ -43,8 +48,11 @@ export function agentPage(main, name) {
       h("div", { class: "panel flush" }, owedHead, owed),
       h("div", { class: "panel flush" }, h("h2", {}, "Awaiting replies"), awaiting)),
     h("div", { class: "panel flush" }, h("h2", {}, "Latest events written"), recent));
-  api("agent?name=" + encodeURIComponent(name)).then((d) => {
+  const more = h("button", { type: "button", class: "plain", hidden: true }, "Show up to 500");
+  owed.after(h("div", { class: "more" }, more));
+  const load = (limit) => api("agent" + query({ name, limit })).then((d) => {
     owedHead.textContent = `Owed (${d.owed.length}${d.owed_more ? "+" : ""})`;
+    more.hidden = !d.owed_more || limit >= 500;
     owed.replaceChildren(...(d.owed.length ? d.owed.map((e) => withAck(e, name)) : [empty(name + " owes no reply" + (session.info.admin ? "." : " that this token can see."))]));
     awaiting.replaceChildren(d.awaiting === null
       ? h("div", { class: "empty" }, "Not available on this node: the store has no awaiting view yet.")
@@ -52,6 +60,8 @@ export function agentPage(main, name) {
     recent.replaceChildren(...(d.recent.length ? d.recent.map((e) => eventRow(e)) : [empty("No events written" + (session.info.admin ? "." : " that this token can see."))]));
     pageReady("agent");
   }).catch((e) => { if (e.status !== 401) owed.replaceChildren(notice("bad", e.message)); });
+  more.addEventListener("click", () => load(500));
+  load(50);
 }
 
 function withAck(e, agent) {

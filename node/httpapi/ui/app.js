@@ -13,7 +13,7 @@ let stopPage = null; // ends the current page's polls and streams
 
 const routes = {
   mesh: () => meshPage(main),
-  agents: () => agentsPage(main),
+  agents: (arg, q) => agentsPage(main, q),
   agent: (arg) => agentPage(main, arg),
   streams: () => streamsPage(main),
   stream: (arg, q) => streamPage(main, arg, q),

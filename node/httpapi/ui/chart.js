@@ -30,7 +30,8 @@ export function lineChart(series, { nowMS, windowMS, unit, stepMS }) {
   const names = Object.keys(series).sort();
   let maxV = 0;
   for (const n of names) for (const [, v] of series[n]) if (v !== null) maxV = Math.max(maxV, v);
-  const top = niceMax(maxV);
+  let top = niceMax(maxV);
+  if (unit === "ops" && top <= 12) top = Math.max(4, Math.ceil(top / 4) * 4); // whole ops on every grid line
   const x = (t) => L + ((t - (nowMS - windowMS)) / windowMS) * (W - L - R);
   const y = (v) => T + (1 - v / top) * (H - T - B);
   const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img" });
