@@ -115,6 +115,8 @@ func TestConsole_Browser(t *testing.T) {
 	three.open(n3.p.URL + "/ui/")
 	three.signIn(csShared)
 	three.waitPage("mesh")
+	three.waitTrue(20*time.Second, "three members alive on node 3", `document.querySelectorAll('#members tr[data-state="alive"]').length === 3`)
+	three.shot("mesh")
 	three.untilShown(15*time.Second, "#/thread/"+thread, "thread", "the ask and the patch on node 3", fmt.Sprintf(
 		`!!document.querySelector('.step[data-id=%q]') && !!document.querySelector('.step[data-id=%q] .art[data-kind="patch"] .diff .add')`,
 		askID, patch.Event.ID))
@@ -134,6 +136,11 @@ func TestConsole_Browser(t *testing.T) {
 	three.shot("agents")
 	three.goTo("#/streams", "streams")
 	three.shot("streams")
+	three.goTo("#/stream/project%2Fconsole", "stream")
+	if n := eval[int](three, `document.querySelectorAll("#events .ev").length`); n != 2 {
+		t.Fatalf("the stream page lists %d events, want the ask and the patch", n)
+	}
+	three.shot("stream")
 	three.goTo("#/tail?stream=project/console", "tail")
 	live, err := rpAppend(n3.p, "dana", "tailed while the page is open")
 	if err != nil {

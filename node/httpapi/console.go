@@ -35,7 +35,7 @@ type ConsoleLog interface {
 	ArtifactVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
 	Quarantine(ctx context.Context, limit int) ([]store.QuarantineEntry, error)
 	QuarantineReasons(ctx context.Context) (map[string]int64, error)
-	Streams(ctx context.Context, scope *store.ReadScope) ([]store.StreamInfo, error)
+	Streams(ctx context.Context, scope *store.ReadScope, limit int) ([]store.StreamInfo, bool, error)
 	RecentAgents(ctx context.Context, window time.Duration, n int) ([]store.AgentInfo, int, error)
 }
 
@@ -192,7 +192,7 @@ func isJSONRequest(r *http.Request) bool {
 // consoleCSP is the console's Content-Security-Policy: scripts, styles
 // and connections only from this origin, no inline script or handler, no
 // framing.
-const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // consoleHeaders sets the security headers of every console response.

@@ -28,7 +28,7 @@ type meshMember struct {
 	LastSync      string   `json:"last_sync,omitempty"`
 }
 
-// meshOrigin is one origin's catch-up.
+// meshOrigin is one origin's catch-up (OriginProgress with JSON names).
 type meshOrigin struct {
 	Origin        string  `json:"origin"`
 	Held          int64   `json:"held"`
@@ -103,8 +103,7 @@ func (c *console) handleMesh(w http.ResponseWriter, r *http.Request, _ *consoleS
 	out.Origins = []meshOrigin{}
 	if c.s.cfg.Replication != nil {
 		for _, o := range c.s.cfg.Replication.CatchUp() {
-			out.Origins = append(out.Origins, meshOrigin{Origin: o.Origin, Held: o.Held, Target: o.Target,
-				BehindOps: o.BehindOps, BehindSeconds: o.BehindSeconds, OpsPerSecond: o.OpsPerSecond})
+			out.Origins = append(out.Origins, meshOrigin(o))
 		}
 	}
 	sort.Slice(out.Origins, func(i, j int) bool { return out.Origins[i].Origin < out.Origins[j].Origin })

@@ -22,10 +22,15 @@ const (
 	inlineArtifactBytes = 256 << 10
 )
 
-// handleStreams answers GET /ui/api/streams: every stream the caller may
-// read, with its event count and last activity.
+// streamsPageLimit is how many streams the streams page lists, the most
+// recently active first.
+const streamsPageLimit = 100
+
+// handleStreams answers GET /ui/api/streams: the streams the caller may
+// read, the most recently active first, with their event counts (up to
+// store.StreamCountCap) and last activity.
 func (c *console) handleStreams(w http.ResponseWriter, r *http.Request, _ *consoleSession) {
-	streams, err := c.store.Streams(r.Context(), auth.IdentityFrom(r.Context()).ReadScope())
+	streams, more, err := c.store.Streams(r.Context(), auth.IdentityFrom(r.Context()).ReadScope(), streamsPageLimit)
 	if err != nil {
 		c.writeStoreError(w, r, err)
 		return
@@ -33,13 +38,14 @@ func (c *console) handleStreams(w http.ResponseWriter, r *http.Request, _ *conso
 	type row struct {
 		Stream     string `json:"stream"`
 		Events     int64  `json:"events"`
+		Capped     bool   `json:"capped"`
 		LastActive string `json:"last_active"`
 	}
 	rows := make([]row, len(streams))
 	for i, s := range streams {
-		rows[i] = row{s.Stream, s.Events, s.LastActive}
+		rows[i] = row(s)
 	}
-	writeConsoleJSON(w, http.StatusOK, map[string]any{"streams": rows})
+	writeConsoleJSON(w, http.StatusOK, map[string]any{"streams": rows, "more": more})
 }
 
 // handleEventPage answers GET /ui/api/events: a page of the events that

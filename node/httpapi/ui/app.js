@@ -60,6 +60,7 @@ function signIn(info, reason) {
   document.body.dataset.ready = "1";
   const err = h("div", { id: "signin-error" });
   if (reason) err.append(notice("warn", reason));
+  // The field has no name, so the form can never send the token in a URL.
   const token = h("input", { id: "token", type: "password", autocomplete: "off", spellcheck: "false", placeholder: info.needs_token ? "bearer token" : "no token needed on this node" });
   const form = h("form", { id: "signin-form", onsubmit: async (ev) => {
     ev.preventDefault();

@@ -32,6 +32,7 @@ export function meshPage(main) {
     h("div", { class: "grid2" },
       h("div", { class: "panel" }, h("div", { class: "panel-head" }, h("h2", {}, "Replication lag per peer"), seg(() => peerUnit, (u) => (peerUnit = u))), peerChart),
       h("div", { class: "panel" }, h("div", { class: "panel-head" }, h("h2", {}, "Lag per origin"), seg(() => originUnit, (u) => (originUnit = u))), originChart)),
+    h("p", { class: "muted caption" }, "The node samples lag every 2 s while a mesh page is open, and keeps 15 minutes; a gap is a time nobody watched."),
     h("div", { class: "grid2" },
       h("div", { class: "panel" }, h("h2", {}, "Quarantine"), quarantine),
       h("div", { class: "panel" }, h("h2", {}, "Readiness"), checks)));

@@ -22,13 +22,16 @@ export function tailPage(main, q) {
   main.append(head("Live tail", "Events as they commit on this node, newest first.", status, " ", pause),
     h("div", { class: "panel" }, form), info, h("div", { class: "panel flush" }, list));
 
-  let source = null, paused = false, lastID = q.get("since") || "", shown = 0;
+  let source = null, paused = false, stopped = false, retry = null, lastID = q.get("since") || "", shown = 0;
+  const seen = new Set();
   function setStatus(tone, text) { status.replaceChildren(h("span", { class: "dot " + tone }), text); }
   function remember() {
     const params = { ...filters, since: lastID };
     history.replaceState(null, "", "#/tail" + query(params));
   }
   function add(e, fresh) {
+    if (seen.has(e.id)) return;
+    seen.add(e.id);
     if (shown === 0) list.replaceChildren();
     list.prepend(eventRow(e, fresh));
     shown++;
@@ -41,8 +44,14 @@ export function tailPage(main, q) {
     source = new EventSource("api/tail" + query(params));
     source.addEventListener("open", () => setStatus("ok", "live"));
     source.addEventListener("error", () => {
+      // Reopen by hand after the last event shown: the browser's own
+      // reconnect would send the first start position again.
+      close();
       setStatus("warn", "reconnecting");
-      api("session", { background: true }).then((s) => { if (!s.signed_in) { close(); setStatus("bad", "signed out"); } }).catch(() => {});
+      api("session", { background: true }).then((s) => {
+        if (!s.signed_in) { setStatus("bad", "signed out"); return; }
+        if (!paused && !stopped) retry = setTimeout(() => open(lastID), 1500);
+      }).catch(() => { if (!paused && !stopped) retry = setTimeout(() => open(lastID), 3000); });
     });
     source.addEventListener("logstream", (m) => {
       const e = JSON.parse(m.data);
@@ -51,7 +60,10 @@ export function tailPage(main, q) {
       remember();
     });
   }
-  function close() { if (source) { source.close(); source = null; } }
+  function close() {
+    clearTimeout(retry);
+    if (source) { source.close(); source = null; }
+  }
   async function start() {
     try {
       if (lastID) {
@@ -75,6 +87,7 @@ export function tailPage(main, q) {
     close();
     lastID = "";
     shown = 0;
+    seen.clear();
     info.replaceChildren();
     remember();
     start();
@@ -85,5 +98,5 @@ export function tailPage(main, q) {
     if (paused) { close(); setStatus("idle", "paused"); } else { setStatus("idle", "connecting"); open(lastID); }
   });
   start();
-  return close;
+  return () => { stopped = true; close(); };
 }

@@ -11,9 +11,10 @@ export function streamsPage(main) {
   api("streams").then((d) => {
     body.replaceChildren(...(d.streams.length ? d.streams.map((s) => h("tr", {},
       h("td", {}, h("a", { href: "#/stream/" + encodeURIComponent(s.stream) }, h("strong", {}, s.stream))),
-      h("td", { class: "num" }, num(s.events)),
+      h("td", { class: "num", title: s.capped ? "at least; the console counts up to " + num(s.events) + " events a stream" : "" }, num(s.events) + (s.capped ? "+" : "")),
       h("td", { title: s.last_active }, ago(s.last_active), h("span", { class: "muted" }, " · " + stamp(s.last_active)))))
-      : [empty("No stream holds an event this token can read.", 3)]));
+      : [empty("No stream holds an event this token can read.", 3)]),
+      ...(d.more ? [h("tr", {}, h("td", { class: "muted", colspan: 3 }, "Less recently active streams are not listed."))] : []));
     pageReady("streams");
   }).catch((e) => { if (e.status !== 401) body.replaceChildren(empty(e.message, 3)); });
 }
