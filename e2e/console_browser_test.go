@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -77,10 +79,22 @@ type tab struct {
 	ctx context.Context
 }
 
+// watchProblems runs in every document of a tab before its scripts: it
+// keeps each content security policy violation and uncaught error, which
+// tab.shot fails on.
+const watchProblems = `window.__problems = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__problems.push("CSP " + e.violatedDirective + " " + e.blockedURI));
+window.addEventListener("error", (e) => window.__problems.push("error " + e.message));
+window.addEventListener("unhandledrejection", (e) => window.__problems.push("unhandled rejection " + e.reason));`
+
 // tab opens a new tab, closed when the test ends.
 func (b *browser) tab() *tab {
 	ctx, cancel := chromedp.NewContext(b.ctx)
-	if err := chromedp.Do(ctx); err != nil {
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watchProblems})
+		return err
+	}))
+	if err != nil {
 		b.t.Fatalf("open tab: %v", err)
 	}
 	b.t.Cleanup(cancel)
@@ -173,10 +187,14 @@ func (tb *tab) setField(id, value string) {
 		`(() => { const el = document.getElementById(%q); el.value = %s; el.dispatchEvent(new Event("input")); })()`, id, v)))
 }
 
-// shot writes a screenshot of the whole page to the shots dir as
+// shot fails the test on a problem the page met so far (watchProblems),
+// then writes a screenshot of the whole page to the shots dir as
 // name.png and returns its path.
 func (tb *tab) shot(name string) string {
 	tb.t.Helper()
+	if problems := eval[[]string](tb, `window.__problems || []`); len(problems) > 0 {
+		tb.t.Fatalf("the page met problems before %s: %v", name, problems)
+	}
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // The console's tokens: the shared token (full access) and two agent
@@ -189,4 +191,13 @@ func TestConsole_Browser(t *testing.T) {
 	one.waitTrue(5*time.Second, n2.name+" dead", fmt.Sprintf(`(document.querySelector('#members tr[data-member=%q]') || {dataset: {}}).dataset.state === "dead"`, n2.name))
 	t.Logf("%s shown dead on %s's mesh page %v after kill -9", n2.name, n1.name, time.Since(killed).Round(10*time.Millisecond))
 	one.shot("mesh-dead")
+
+	// The browser enforces the policy: an inline script added to the page
+	// does not run, and the violation is reported.
+	one.do("inject an inline script", chromedp.Evaluate[chromedp.Void](
+		`(() => { const s = document.createElement("script"); s.textContent = "window.__ran = true"; document.body.append(s); })()`))
+	one.waitTrue(5*time.Second, "the CSP violation", `window.__problems.some((p) => p.startsWith("CSP script-src"))`)
+	if eval[bool](one, `window.__ran === true`) {
+		t.Fatal("an inline script ran despite the content security policy")
+	}
 }

@@ -34,7 +34,7 @@ export function lineChart(series, { nowMS, windowMS, unit, stepMS }) {
   if (unit === "ops" && top <= 12) top = Math.max(4, Math.ceil(top / 4) * 4); // whole ops on every grid line
   const x = (t) => L + ((t - (nowMS - windowMS)) / windowMS) * (W - L - R);
   const y = (v) => T + (1 - v / top) * (H - T - B);
-  const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img" });
+  const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img" });
   for (let i = 0; i <= 4; i++) {
     const v = (top * i) / 4;
     root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }),
@@ -46,13 +46,15 @@ export function lineChart(series, { nowMS, windowMS, unit, stepMS }) {
   }
   const gap = Math.max(stepMS * 3, 6000);
   for (const n of names) {
-    let d = "", prev = null;
+    let d = "", prev = null, last = null;
     for (const [t, v] of series[n]) {
       if (v === null || t < nowMS - windowMS) { prev = null; continue; }
       d += (prev === null || t - prev > gap ? "M" : "L") + x(t).toFixed(1) + " " + y(v).toFixed(1) + " ";
       prev = t;
+      last = [t, v];
     }
     if (d) root.append(svg("path", { class: "line", d, stroke: color(n) }));
+    if (last) root.append(svg("circle", { cx: x(last[0]).toFixed(1), cy: y(last[1]).toFixed(1), r: 3, fill: color(n) })); // the latest value
   }
   const legend = h("div", { class: "legend" }, names.length ? names.map((n) => h("span", {}, h("span", { class: "sw", "data-color": color(n) }), n)) : h("span", {}, "No samples yet."));
   for (const sw of legend.querySelectorAll(".sw")) sw.style.background = sw.dataset.color;

@@ -1,9 +1,9 @@
 // The mesh page: members, lag charts, quarantine and readiness, polled
-// every second while the page is open.
+// twice a second while the page is open.
 import { h, api, ago, num, pill, empty, head, short, pageStart, pageReady, notice } from "./lib.js";
 import { lineChart } from "./chart.js";
 
-const POLL_MS = 1000;
+const POLL_MS = 500;
 
 export function meshPage(main) {
   pageStart("mesh");

@@ -76,20 +76,16 @@ export function threadPage(main, id) {
   load();
 }
 
-// verbs say what an event did in its thread.
-function verb(e) {
-  if (e.type === "event.ack") return "acknowledged";
-  if (e.type === "patch.ready") return "submitted a patch";
-  switch (e.status) {
-    case "open": return "asked";
-    case "claimed": return "claimed";
-    case "ready": return "is ready";
-    case "applied": return "applied";
-    case "blocked": return "is blocked";
-    case "failed": return "failed";
-    case "superseded": return "superseded";
-  }
-  return "wrote";
+// route says who did what to whom: "alice asked bob", "bob answered
+// alice", "bob submitted a patch for alice".
+function route(e) {
+  const to = e.to_agent === "*" ? "everyone" : e.to_agent ? agentLink(e.to_agent) : null;
+  const who = agentLink(e.from_agent);
+  if (e.type === "event.ack") return [who, " acknowledged ", to ? [to, "'s ask"] : "an ask"];
+  if (e.type === "patch.ready") return [who, " submitted a patch", to ? [" for ", to] : ""];
+  if (e.status === "open") return [who, " asked", to ? [" ", to] : ""];
+  if (e.status) return [who, " answered", to ? [" ", to] : ""];
+  return [who, " wrote", to ? [" to ", to] : ""];
 }
 
 function step(e, d) {
@@ -98,7 +94,7 @@ function step(e, d) {
   return h("div", { class: "step s-" + (e.status || "none"), dataset: { id: e.id, from: e.from_agent, via } },
     h("div", { class: "panel" },
       h("div", { class: "step-head" },
-        h("span", { class: "route" }, agentLink(e.from_agent), " " + verb(e) + " ", e.to_agent && e.to_agent !== "*" ? agentLink(e.to_agent) : e.to_agent === "*" ? "everyone" : ""),
+        h("span", { class: "route" }, route(e)),
         e.status ? pill(e.status) : null,
         h("span", { class: "badge" }, e.type),
         h("span", { class: "right", title: e.hlc }, stamp(hlcTime(e.hlc)) + " · via " + via)),
