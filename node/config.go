@@ -3,6 +3,7 @@ package node
 import (
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -95,6 +96,12 @@ type Config struct {
 	// up to its copy of the node's origin, before it takes local writes
 	// again (recovery.go); 0 means 1.
 	RecoverMinPeers int
+	// Console serves the web console at /ui/ (docs/operations.md
+	// "Console"). Default on.
+	Console bool
+	// ConsoleIdleTimeout signs out a console session whose user made no
+	// request for this long. Default 30 min.
+	ConsoleIdleTimeout time.Duration
 
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string
@@ -128,7 +135,9 @@ func DefaultConfig() Config {
 		Integrity:   integrity.DefaultConfig(),
 		Version:     "dev",
 
-		RecoverMinPeers: 1,
+		RecoverMinPeers:    1,
+		Console:            true,
+		ConsoleIdleTimeout: httpapi.DefaultConsoleIdleTimeout,
 	}
 }
 

@@ -64,3 +64,20 @@ else
 	echo "tools: ${deploy_need[*]} missing and not installable here (needs root and apt-get);" >&2
 	echo "tools: the deploy/ promtool and systemd-analyze checks will be skipped" >&2
 fi
+
+# --- the console's browser tests: headless Chromium (kept in this block) ---
+# e2e/console_*_test.go drive Debian's chromium with chromedp, and skip,
+# saying so, without it. fonts-dejavu-core is the face the console's
+# stylesheet falls back to, so screenshots look the same on every machine.
+if command -v chromium >/dev/null 2>&1; then
+	echo "tools: $(chromium --version 2>/dev/null | head -n 1)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "tools: installing chromium (apt-get) for the console's browser tests"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+	echo "tools: $(chromium --version 2>/dev/null | head -n 1)"
+else
+	echo "tools: chromium missing and not installable here (needs root and apt-get);" >&2
+	echo "tools: the console's browser tests (e2e) will be skipped" >&2
+fi

@@ -44,41 +44,65 @@ type AgentInfo struct {
 const agentsByHLC = `SELECT from_agent, origin_replica, coalesce(hlc, ''), created_at
 FROM events INDEXED BY events_hlc_idx ORDER BY hlc`
 
+// agentsNewest is agentsByHLC over the newest events only: the index
+// walked back from its end, then folded in HLC order.
+const agentsNewest = `SELECT * FROM (SELECT from_agent, origin_replica, coalesce(hlc, '') AS stamp, created_at
+FROM events INDEXED BY events_hlc_idx ORDER BY hlc DESC LIMIT ?) ORDER BY stamp`
+
 // Agents returns the agent roster derived from the log, sorted by agent
 // name. window (>= 0) is how close in time two writes through different
 // replicas must be for the agent to be flagged Shared. It reads the whole
 // log in one pass, so its cost grows with the log, and counts each
 // agent's claim conflicts (ClaimConflictCounts).
 func (s *Store) Agents(ctx context.Context, window time.Duration) ([]AgentInfo, error) {
-	if window < 0 {
-		return nil, invalidf("window must not be negative")
+	roster, _, err := s.agents(ctx, window, agentsByHLC)
+	return roster, err
+}
+
+// RecentAgents is the roster of Agents over the newest n events in HLC
+// order, so that its cost is bounded however long the log: the agents
+// that wrote none of them are not listed, and each row counts its
+// events among them. read is how many events it read (fewer than n: the
+// whole log).
+func (s *Store) RecentAgents(ctx context.Context, window time.Duration, n int) (roster []AgentInfo, read int, err error) {
+	if n <= 0 {
+		return nil, 0, invalidf("n must be positive")
 	}
-	rows, err := s.readDB.QueryContext(ctx, agentsByHLC)
+	return s.agents(ctx, window, agentsNewest, n)
+}
+
+func (s *Store) agents(ctx context.Context, window time.Duration, query string, args ...any) ([]AgentInfo, int, error) {
+	if window < 0 {
+		return nil, 0, invalidf("window must not be negative")
+	}
+	rows, err := s.readDB.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("agents: %w", err)
+		return nil, 0, fmt.Errorf("agents: %w", err)
 	}
 	defer rows.Close()
 	roster := newAgentRoster(window)
+	read := 0
 	for rows.Next() {
 		var agent, stamp, createdAt string
 		var replica sql.NullString
 		if err := rows.Scan(&agent, &replica, &stamp, &createdAt); err != nil {
-			return nil, fmt.Errorf("agents: %w", err)
+			return nil, 0, fmt.Errorf("agents: %w", err)
 		}
 		roster.add(agent, replica, stamp, createdAt)
+		read++
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("agents: %w", err)
+		return nil, 0, fmt.Errorf("agents: %w", err)
 	}
 	conflicts, err := s.ClaimConflictCounts(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := roster.list()
 	for i := range out {
 		out[i].ClaimConflicts = conflicts[out[i].Agent]
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // agentRoster folds events, taken in HLC order, into AgentInfo rows.

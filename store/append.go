@@ -113,7 +113,7 @@ func (s *Store) PutArtifact(ctx context.Context, in ArtifactInput) (Written, err
 func (s *Store) putArtifactInTx(w *writeTx, a Artifact, meta map[string]any, idem string) (Written, error) {
 	if idem != "" {
 		if prev, ok, err := s.idempotentArtifact(w, a.CreatedBy, idem); err != nil || ok {
-			prev.Warnings = patchWarnings(prev.Kind, prev.Content)
+			prev.Warnings = PatchWarnings(prev.Kind, prev.Content)
 			return Written{Artifact: &prev, Duplicate: ok}, err
 		}
 	}
@@ -131,7 +131,7 @@ func (s *Store) putArtifactInTx(w *writeTx, a Artifact, meta map[string]any, ide
 	if err := w.storeArtifact(a); err != nil {
 		return Written{}, err
 	}
-	a.Warnings = patchWarnings(a.Kind, a.Content)
+	a.Warnings = PatchWarnings(a.Kind, a.Content)
 	return Written{Artifact: &a}, nil
 }
 
@@ -202,7 +202,7 @@ func (s *Store) patchOf(w *writeTx, ev Event) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Warnings = patchWarnings(a.Kind, a.Content)
+	a.Warnings = PatchWarnings(a.Kind, a.Content)
 	return &a, nil
 }
 
@@ -214,9 +214,9 @@ func copyMeta(m map[string]any) map[string]any {
 	return out
 }
 
-// patchWarnings are the Python hub's advisories for patches that git
+// PatchWarnings are the Python hub's advisories for patches that git
 // apply would reject; the content is stored verbatim regardless.
-func patchWarnings(kind, content string) []string {
+func PatchWarnings(kind, content string) []string {
 	if kind != "patch" {
 		return nil
 	}

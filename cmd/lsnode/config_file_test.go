@@ -167,6 +167,9 @@ func sampleSetting(t *testing.T, fl *flag.Flag) (file, shown string) {
 		return "[10.0.0.7:8766, 10.0.0.8:8766]", "10.0.0.7:8766,10.0.0.8:8766"
 	case interface{ IsBoolFlag() bool }:
 		if v.IsBoolFlag() {
+			if fl.DefValue == "true" { // a switch that is on by default
+				return "false", "false"
+			}
 			return "true", "true"
 		}
 	}

@@ -28,6 +28,7 @@ type serveFlags struct {
 	shutdownTimeout, commitLinger                                                                   *time.Duration
 	cluster                                                                                         *clusterFlags
 	limits                                                                                          *limitFlags
+	console                                                                                         *consoleFlags
 	memory                                                                                          memoryLimitFlag
 	env                                                                                             *serveEnv
 }
@@ -69,6 +70,7 @@ func addServeFlags(fs *flag.FlagSet, env environ, file *configFile) *serveFlags 
 		logLevel:        e.String("log-level", "info", "debug, info, warn or error (env LSNODE_LOG_LEVEL)", "LSNODE_LOG_LEVEL"),
 		cluster:         addClusterFlags(e),
 		limits:          addLimitFlags(e),
+		console:         addConsoleFlags(e),
 		memory:          addMemoryLimitFlag(e),
 	}
 }
@@ -146,6 +148,7 @@ func (f *serveFlags) nodeConfig(token string, logger *slog.Logger) (node.Config,
 		return node.Config{}, err
 	}
 	f.limits.apply(&cfg)
+	f.console.apply(&cfg)
 	cfg.Version, cfg.Logger = version, logger
 	return cfg, nil
 }

@@ -6,6 +6,7 @@ var serveFlagGroups = []flagGroup{
 	{"HTTP", []string{"http", "extra-allowed-hosts", "http-read-header-timeout", "http-read-timeout",
 		"http-idle-timeout", "http-write-timeout", "shutdown-timeout"}},
 	{"MCP", []string{"read-only", "max-long-poll", "max-page-bytes"}},
+	{"console", []string{"console", "console-idle-timeout"}},
 	{"replication", []string{"grpc", "grpc-advertise", "peer", "http-sync-interval", "max-clock-offset",
 		"test-clock-offset", "ready-max-lag-ops", "ready-max-quarantined", "ready-min-alive-peers"}},
 	{"membership", []string{"cluster-id", "name", "gossip", "advertise", "join", "rejoin-interval"}},

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/lsnode/lsnode/store"
@@ -62,6 +63,16 @@ func (id *Identity) ReadScope() *store.ReadScope {
 		return nil
 	}
 	return id.read
+}
+
+// WriteAs is a copy of the identity's write_as names and patterns
+// (empty for the shared token and a nil identity, which may write as
+// anyone, and for a token that only reads).
+func (id *Identity) WriteAs() []string {
+	if id == nil {
+		return nil
+	}
+	return slices.Clone(id.writeAs)
 }
 
 // WriteAsList is the identity's write_as for error texts.

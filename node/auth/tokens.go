@@ -56,7 +56,11 @@ func readScopeOf(r *readSpec, writeAs []string) *store.ReadScope {
 // time, so the time taken says nothing about which entry (or how much of
 // one) matched.
 func (t *TokenTable) lookup(token string) *Identity {
-	presented := sha256.Sum256([]byte(token))
+	return t.lookupDigest(CredentialOf(token))
+}
+
+// lookupDigest is lookup of a token given by its digest.
+func (t *TokenTable) lookupDigest(presented Credential) *Identity {
 	found := -1
 	for i := range t.grants {
 		eq := subtle.ConstantTimeCompare(presented[:], t.grants[i].digest[:])

@@ -13,6 +13,11 @@
 // (RosterFunc, Replication, Integrity, Keyring), and it imports neither
 // node nor sync.
 //
+// It also serves the web console at /ui/ once EnableConsole mounts it
+// (console*.go): the page and its files, embedded from ui/, and a JSON
+// API whose sessions are signed in with a token and whose writes carry a
+// CSRF token and go through the MCP tools (ToolCaller).
+//
 // The surface answers as the Python hub does (docs/compatibility.md; the
 // /sync/* shapes are internal/pyhub/syncwire's), with these deliberate
 // differences:

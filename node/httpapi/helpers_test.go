@@ -63,6 +63,13 @@ func testConfig(t testing.TB) Options {
 // of its own unless mutate names one, and stops it when the test ends.
 func htStart(t testing.TB, mutate func(*Options)) *testServer {
 	t.Helper()
+	return htStartWith(t, mutate, nil)
+}
+
+// htStartWith is htStart with mount, when not nil, run on the surface
+// before its handler is built (the console tests enable the console).
+func htStartWith(t testing.TB, mutate func(*Options), mount func(*testServer)) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +87,9 @@ func htStart(t testing.TB, mutate func(*Options)) *testServer {
 	}
 	ts.store, _ = cfg.Store.(*store.Store)
 	ts.Server = New(cfg)
+	if mount != nil {
+		mount(ts)
+	}
 	ts.RegisterReadyGauge()
 	ts.srv = NewHTTPServer(cfg, ts.Handler(mcpStandIn), nil)
 	ts.srv.RegisterOnShutdown(cancelDrain)

@@ -33,6 +33,8 @@ type Server struct {
 	// clientStreams and clientWaits are the per-client caps of streams and
 	// of long polls (client_limits.go).
 	clientStreams, clientWaits *ClientSlots
+	// console serves /ui/ once EnableConsole mounted it; nil: no console.
+	console *console
 
 	name    string // host name reported by /sync/peers
 	started time.Time
@@ -134,6 +136,9 @@ func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route
 		if strings.HasPrefix(path, pprofPrefix) {
 			return pprofRoute
 		}
+		if s.console != nil && isConsolePath(path) {
+			return s.console.route(r)
+		}
 		if strings.HasPrefix(path, "/sync/") {
 			return route{name: "/sync/other", auth: true, scoped: true, h: notFound}
 		}
@@ -144,6 +149,9 @@ func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route
 		}
 		if path == "/lsnode/keys" {
 			return route{name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys}
+		}
+		if s.console != nil && isConsolePath(path) {
+			return s.console.route(r)
 		}
 		return route{name: "other", auth: true, scoped: true, h: notFound}
 	}

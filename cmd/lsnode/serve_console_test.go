@@ -1,0 +1,42 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lsnode/lsnode/node"
+)
+
+func TestServeConsoleFlags(t *testing.T) {
+	def := serveConfig(t)
+	if !def.Console || def.ConsoleIdleTimeout != node.DefaultConfig().ConsoleIdleTimeout {
+		t.Fatalf("defaults: console %v, idle %v", def.Console, def.ConsoleIdleTimeout)
+	}
+	cfg := serveConfig(t, "--console=false", "--console-idle-timeout=5m")
+	if cfg.Console || cfg.ConsoleIdleTimeout != 5*time.Minute {
+		t.Fatalf("flags: console %v, idle %v", cfg.Console, cfg.ConsoleIdleTimeout)
+	}
+	if err := serveConfig(t, "--console-idle-timeout=0s").Validate(); err == nil {
+		t.Fatal("a zero idle timeout accepted")
+	}
+}
+
+func TestServeConsoleEnv(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		on    bool
+	}{{"off", false}, {"0", false}, {"FALSE", false}, {"no", false}, {"1", true}, {"on", true}} {
+		t.Setenv("LSNODE_CONSOLE", tc.value)
+		if cfg := serveConfig(t); cfg.Console != tc.on {
+			t.Errorf("LSNODE_CONSOLE=%s: console %v", tc.value, cfg.Console)
+		}
+	}
+	t.Setenv("LSNODE_CONSOLE", "off")
+	if cfg := serveConfig(t, "--console"); !cfg.Console {
+		t.Fatal("the flag did not win over the variable")
+	}
+	t.Setenv("LSNODE_CONSOLE_IDLE_TIMEOUT", "90s")
+	if cfg := serveConfig(t); cfg.ConsoleIdleTimeout != 90*time.Second {
+		t.Fatalf("LSNODE_CONSOLE_IDLE_TIMEOUT: %v", cfg.ConsoleIdleTimeout)
+	}
+}
