@@ -157,8 +157,9 @@ type mark3Client struct {
 func NewMark3(ctx context.Context, url, token string, log *LogBuffer) (Client, error) {
 	c, err := mark3client.NewStreamableHttpClient(url,
 		mark3transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
+		//lint:ignore SA1019 continuous listening (the GET stream of the initialize eras) is the configuration under test
 		mark3transport.WithContinuousListening(),
-		mark3transport.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		mark3transport.WithHTTPLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 	)
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func (r *resourceSpec) read(ctx context.Context, tools *toolSet, uri string) (*g
 		var refusal struct{ Error string }
 		_ = json.Unmarshal(text, &refusal)                     // a refusal is {"error": ...}
 		data, _ := json.Marshal(map[string]string{"uri": uri}) // a string map always encodes
-		return nil, &jsonrpc.Error{Code: gosdk.CodeResourceNotFound, Message: refusal.Error, Data: data}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refusal.Error, Data: data} // the code of a resource not found
 	}
 	return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
 }
