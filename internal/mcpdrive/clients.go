@@ -157,9 +157,7 @@ type mark3Client struct {
 func NewMark3(ctx context.Context, url, token string, log *LogBuffer) (Client, error) {
 	c, err := mark3client.NewStreamableHttpClient(url,
 		mark3transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
-		// Deprecated in mcp-go because 2026-07-28 has no GET stream; it is
-		// the option whose clients must keep working against /mcp's 405.
-		//lint:ignore SA1019 the legacy GET stream is what this client tests
+		//lint:ignore SA1019 continuous listening (the GET stream of the initialize eras) is the configuration under test
 		mark3transport.WithContinuousListening(),
 		mark3transport.WithHTTPLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 	)

@@ -113,12 +113,9 @@ func (r *resourceSpec) read(ctx context.Context, tools *toolSet, uri string) (*g
 	text := res.appendText(nil)
 	if res.failed {
 		var refusal struct{ Error string }
-		_ = json.Unmarshal(text, &refusal)                     // a refusal is {"error": ...}
-		data, _ := json.Marshal(map[string]string{"uri": uri}) // a string map always encodes
-		// -32002, the "resource not found" of the eras up to 2025-11-25
-		// that resource clients match on; the SDK deprecates the name only.
-		//lint:ignore SA1019 the code clients of those eras expect
-		return nil, &jsonrpc.Error{Code: gosdk.CodeResourceNotFound, Message: refusal.Error, Data: data}
+		_ = json.Unmarshal(text, &refusal)                                                              // a refusal is {"error": ...}
+		data, _ := json.Marshal(map[string]string{"uri": uri})                                          // a string map always encodes
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refusal.Error, Data: data} // the code of a resource not found
 	}
 	return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
 }
