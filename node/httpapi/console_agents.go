@@ -26,14 +26,26 @@ const (
 	agentRecentLimit = 20
 )
 
-// awaitingLog is the hook of the awaiting view: the asks an agent wrote
-// that their addressees still owe. A store that implements it (as
-// store.Awaiting, with OwedIn's arguments) gets awaiting counts on the
-// roster and an awaiting list on each agent's page; without it the
-// console shows owed counts only and reports awaiting as unavailable
-// (null), never a made-up number.
+// awaitingLog is the awaiting view (store.Awaiting): the asks an agent
+// wrote that their addressees still owe. A log that has it gets awaiting
+// counts on the roster and an awaiting list on each agent's page; a log
+// without it (a stand-in) gets owed counts only, and awaiting reported
+// as unavailable (null), never a made-up number.
 type awaitingLog interface {
-	Awaiting(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Event, error)
+	Awaiting(ctx context.Context, q store.AwaitingQuery) ([]store.Awaited, error)
+}
+
+// awaitingEvents is the view's asks of agent as events, at most limit.
+func awaitingEvents(ctx context.Context, av awaitingLog, scope *store.ReadScope, agent string, limit int) ([]store.Event, error) {
+	asks, err := av.Awaiting(ctx, store.AwaitingQuery{Agent: agent, Limit: limit, Scope: scope})
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]store.Event, len(asks))
+	for i, a := range asks {
+		evs[i] = a.Event
+	}
+	return evs, nil
 }
 
 // agentRow is one agent of the roster page.
@@ -139,7 +151,7 @@ func (c *console) awaitingCount(ctx context.Context, scope *store.ReadScope, age
 	if !ok {
 		return nil, false, nil
 	}
-	evs, err := av.Awaiting(ctx, scope, agent, "", rosterOwedLimit+1)
+	evs, err := awaitingEvents(ctx, av, scope, agent, rosterOwedLimit+1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -190,7 +202,7 @@ func (c *console) handleAgent(w http.ResponseWriter, r *http.Request, _ *console
 	}
 	out.Owed, out.OwedMore = firstOf(owed, limit)
 	if av, ok := c.store.(awaitingLog); ok {
-		awaiting, err := av.Awaiting(ctx, scope, agent, "", limit+1)
+		awaiting, err := awaitingEvents(ctx, av, scope, agent, limit+1)
 		if err != nil {
 			c.writeStoreError(w, r, err)
 			return

@@ -136,14 +136,33 @@ type awaitingStore struct {
 	scopes []*store.ReadScope
 }
 
-func (a *awaitingStore) Awaiting(ctx context.Context, scope *store.ReadScope, agent, _ string, limit int) ([]store.Event, error) {
-	a.scopes = append(a.scopes, scope)
-	page, err := a.List(ctx, store.Filter{Writer: agent, Limit: limit, Scope: scope})
-	return page.Events, err
+func (a *awaitingStore) Awaiting(ctx context.Context, q store.AwaitingQuery) ([]store.Awaited, error) {
+	a.scopes = append(a.scopes, q.Scope)
+	page, err := a.List(ctx, store.Filter{Writer: q.Agent, Limit: q.Limit, Scope: q.Scope})
+	asks := make([]store.Awaited, len(page.Events))
+	for i, e := range page.Events {
+		asks[i] = store.Awaited{Ask: store.Ask{Event: e}}
+	}
+	return asks, err
 }
 
+// withoutAwaiting hides the store's awaiting view: a log the console
+// must report awaiting as unavailable for.
+type withoutAwaiting struct{ ConsoleLog }
+
 func TestConsole_AwaitingHook(t *testing.T) {
-	plain := csStart(t, csOptions{})
+	real := csStart(t, csOptions{})
+	nodetest.Append(t, real.store, ask("alice", "bob", "s", "t1"))
+	rb := real.browser(t)
+	rb.mustSignIn(nodetest.SharedToken)
+	if rows := decode[struct{ Agents []agentRow }](t, rb.get("/ui/api/agents")).Agents; len(rows) != 1 || rows[0].Awaiting == nil || *rows[0].Awaiting != 1 {
+		t.Fatalf("the store's awaiting view: %+v", rows)
+	}
+	if page := decode[agentPage](t, rb.get("/ui/api/agent?name=alice")); len(page.Awaiting) != 1 {
+		t.Fatalf("agent page of the store's view: %+v", page)
+	}
+
+	plain := csStart(t, csOptions{store: func(st *store.Store) ConsoleLog { return withoutAwaiting{st} }})
 	nodetest.Append(t, plain.store, ask("alice", "bob", "s", "t1"))
 	b := plain.browser(t)
 	b.mustSignIn(nodetest.SharedToken)
