@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/store"
 )
 
 // checker applies the hub's rules to a call's arguments. A tool reads its
@@ -149,5 +153,50 @@ func (c *checker) cursor(key string) string {
 			return v, nil
 		}
 		return "", toolFailure(key + " must be a string")
+	})
+}
+
+// olderThan reads a duration argument such as "30m".
+func (c *checker) olderThan(key string) time.Duration {
+	if c.err != nil {
+		return 0
+	}
+	v, ok := c.a.get(key).(string)
+	if !ok && c.a.get(key) != nil {
+		c.err = toolFailure(key + " must be a string")
+		return 0
+	}
+	d, err := store.ParseOlderThan(v)
+	c.err = err
+	return d
+}
+
+// searchQuery reads a required search query; its syntax is the store's
+// to judge.
+func (c *checker) searchQuery(key string) string {
+	return c.str(func() (string, error) {
+		v, ok := c.a.get(key).(string)
+		if !ok || strings.TrimSpace(v) == "" {
+			return "", toolFailure(key + " must be a non-empty string")
+		}
+		return v, nil
+	})
+}
+
+// searchOrder reads a search order, 'rank' or 'hlc', as the store's.
+func (c *checker) searchOrder(key string) string {
+	return c.str(func() (string, error) {
+		switch v := c.a.get(key).(type) {
+		case nil:
+			return store.SearchByRank, nil
+		case string:
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "", searchRank:
+				return store.SearchByRank, nil
+			case searchHLC:
+				return store.SearchOldestFirst, nil
+			}
+		}
+		return "", toolFailure(fmt.Sprintf("order=%s must be 'rank' or 'hlc'", rules.ReprValue(c.a.get(key))))
 	})
 }
