@@ -6,6 +6,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -259,7 +260,7 @@ func searchSpec() *toolSpec {
 			filterProps()[3], // type
 			viewRoutingProp("from_agent", "Only events written by this agent."),
 			viewRoutingProp("to_agent", "Only events addressed to this agent; '*' broadcasts match too."),
-			enumProp("order", "'rank' (best first, the default) or 'hlc' (oldest first).", searchRank, searchHLC),
+			enumProp("order", "'rank' (best first, the default) or 'hlc' (oldest first).", eventpage.SearchRank, eventpage.SearchHLC),
 			cursorProp("Portable resume token from a previous search's \"cursor\"."),
 			limitProp("Most events to return."),
 		},
@@ -268,12 +269,6 @@ func searchSpec() *toolSpec {
 		run:      (*toolSet).eventSearch,
 	}
 }
-
-// The search orders the tool takes.
-const (
-	searchRank = "rank"
-	searchHLC  = "hlc"
-)
 
 // viewRoutingProp is a routing argument of a coordination view, bounded
 // by the store's view limits.

@@ -3,10 +3,10 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -171,15 +171,17 @@ func (c *checker) olderThan(key string) time.Duration {
 	return d
 }
 
-// searchQuery reads a required search query; its syntax is the store's
-// to judge.
+// searchQuery reads a search query; its emptiness, length and syntax
+// are the store's to judge.
 func (c *checker) searchQuery(key string) string {
 	return c.str(func() (string, error) {
-		v, ok := c.a.get(key).(string)
-		if !ok || strings.TrimSpace(v) == "" {
-			return "", toolFailure(key + " must be a non-empty string")
+		switch v := c.a.get(key).(type) {
+		case nil:
+			return "", nil
+		case string:
+			return v, nil
 		}
-		return v, nil
+		return "", toolFailure(key + " must be a non-empty string")
 	})
 }
 
@@ -190,13 +192,12 @@ func (c *checker) searchOrder(key string) string {
 		case nil:
 			return store.SearchByRank, nil
 		case string:
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "", searchRank:
-				return store.SearchByRank, nil
-			case searchHLC:
-				return store.SearchOldestFirst, nil
+			order, err := eventpage.SearchOrder(v)
+			if err != nil {
+				return "", toolFailure(err.Error())
 			}
+			return order, nil
 		}
-		return "", toolFailure(fmt.Sprintf("order=%s must be 'rank' or 'hlc'", rules.ReprValue(c.a.get(key))))
+		return "", toolFailure(fmt.Sprintf("order=%s must be '%s' or '%s'", rules.ReprValue(c.a.get(key)), eventpage.SearchRank, eventpage.SearchHLC))
 	})
 }

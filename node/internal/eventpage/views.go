@@ -3,9 +3,11 @@ package eventpage
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 	"github.com/lsnode/lsnode/store"
 )
 
@@ -69,4 +71,24 @@ func RenderSearch(res store.SearchResult) pyjson.Object {
 		page.Events[i] = res.Hits[i].Event
 	}
 	return Render(nil, page, true)
+}
+
+// The search orders both surfaces take.
+const (
+	// SearchRank puts the best matches first (the default).
+	SearchRank = "rank"
+	// SearchHLC orders the matches oldest first; its cursor resumes.
+	SearchHLC = "hlc"
+)
+
+// SearchOrder reads a search order argument ("" or SearchRank, SearchHLC)
+// as the store's order; v is repr'd in the refusal.
+func SearchOrder(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", SearchRank:
+		return store.SearchByRank, nil
+	case SearchHLC:
+		return store.SearchOldestFirst, nil
+	}
+	return "", fmt.Errorf("order=%s must be '%s' or '%s'", rules.Repr(v), SearchRank, SearchHLC)
 }
