@@ -70,7 +70,7 @@ func TestReadmeMCPQuickstart(t *testing.T) {
 		t.Fatalf("connect with the snippet's URL and header: %v", err)
 	}
 	defer session.Close()
-	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) != 10 {
+	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) != 12 {
 		t.Fatalf("tools/list: %v %v", tools, err)
 	}
 

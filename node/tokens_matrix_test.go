@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,6 +59,8 @@ var tkRoutes = []struct {
 	{"POST", "/lsnode/keys", `{"op":"use","key":"x"}`, 401, 403, 409},
 	{"GET", "/logstream/stream", "", 401, 200, 200},
 	{"GET", "/logstream/events", "", 401, 200, 200},
+	{"GET", "/logstream/search?q=x", "", 401, 200, 200},
+	{"GET", "/lsnode/awaiting?agent=x", "", 401, 200, 200},
 	{"GET", "/sync/version_vector", "", 401, 403, 200},
 	{"GET", "/sync/ops?origin=rep_000000000000", "", 401, 403, 200},
 	{"GET", "/sync/artifact?id=art_nope", "", 401, 403, 404},
@@ -273,6 +276,25 @@ func TestTokens_ReadMatrix(t *testing.T) {
 				if wantOwed := c.name != "agent"; (len(owed) == 1) != wantOwed {
 					t.Errorf("event_owed of eve: %v (visible: %v)", owed, wantOwed)
 				}
+				awaited := call("mempalace_event_awaiting", `{"agent":"boss"}`)
+				var asks []string
+				for _, a := range awaited["asks"].([]any) {
+					if id := a.(map[string]any)["id"].(string); id == mine.ID || id == theirs.ID {
+						asks = append(asks, id)
+					}
+				}
+				wantAsks := []string{mine.ID, theirs.ID}
+				if c.name == "agent" {
+					wantAsks = wantAsks[:1]
+				}
+				if strings.Join(asks, " ") != strings.Join(wantAsks, " ") {
+					t.Errorf("event_awaiting of boss: %v, want %v", asks, wantAsks)
+				}
+				tkSameAsHTTP(t, n, c.token, path.meta, "mempalace_event_awaiting", `{"agent":"boss"}`, "/lsnode/awaiting?agent=boss")
+				if got := ids(call("mempalace_event_search", `{"query":"from_agent:boss","order":"hlc"}`)); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("event_search: %v, want %v", got, want)
+				}
+				tkSameAsHTTP(t, n, c.token, path.meta, "mempalace_event_search", `{"query":"from_agent:boss"}`, "/logstream/search?q=from_agent:boss")
 				for art, visible := range map[string]bool{ownArt: true, sharedArt: true, hiddenArt: c.name != "agent"} {
 					p := call("mempalace_artifact_get", `{"artifact_id":"`+art+`"}`)
 					if visible != (p["artifact"] != nil) {
@@ -292,6 +314,29 @@ func TestTokens_ReadMatrix(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// tkSameAsHTTP requires the HTTP route's answer to be the tool's
+// payload, but for the asks' ages, which move with the clock.
+func tkSameAsHTTP(t *testing.T, n *Node, token, meta, tool, args, route string) {
+	t.Helper()
+	var fromTool, fromHTTP map[string]any
+	if err := json.Unmarshal([]byte(tkCall(t, n, token, meta, tool, args).Text(t)), &fromTool); err != nil {
+		t.Fatal(err)
+	}
+	r := nodetest.Get(t, n, route, token)
+	if err := json.Unmarshal([]byte(r.Body), &fromHTTP); err != nil || r.Status != http.StatusOK {
+		t.Fatalf("%s: %d %s %v", route, r.Status, r.Body, err)
+	}
+	for _, p := range []map[string]any{fromTool, fromHTTP} {
+		asks, _ := p["asks"].([]any)
+		for _, a := range asks {
+			delete(a.(map[string]any), "age_s")
+		}
+	}
+	if !reflect.DeepEqual(fromTool, fromHTTP) {
+		t.Errorf("%s answers\n%v\n%s answers\n%v", route, fromHTTP, tool, fromTool)
 	}
 }
 

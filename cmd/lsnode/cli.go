@@ -44,6 +44,7 @@ func commands() []command {
 		{name: "status", help: "show a node's health and version vector", run: runStatus},
 		{name: "events", help: "append, list, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
 		{name: "owed", help: "list the events an agent still owes a reply to", run: runOwed},
+		{name: "awaiting", help: "list the asks an agent wrote that are still owed a reply", run: runAwaiting},
 		{name: "artifact", help: "store or fetch an artifact (put, get)", run: runArtifact, subs: artifactCommands},
 		{name: "backup", help: "write a consistent backup of a running node (--addr) or a stopped one (--data) to a file", run: runBackup},
 		{name: "restore", args: "[FILE]", help: "restore a backup FILE, or seed a new node from a running one (--from), into an empty data dir", run: runRestore},

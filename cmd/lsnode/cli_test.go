@@ -81,7 +81,7 @@ func TestRun_UnknownCommand(t *testing.T) {
 }
 
 func TestRun_EveryCommandRegistered(t *testing.T) {
-	for _, name := range []string{"serve", "peers", "agents", "status", "events", "owed", "artifact", "version"} {
+	for _, name := range []string{"serve", "peers", "agents", "status", "events", "owed", "awaiting", "artifact", "version"} {
 		if _, ok := lookup(name); !ok {
 			t.Errorf("command %q is not registered", name)
 		}

@@ -91,6 +91,16 @@ func TestClient_EventsRoundTrip(t *testing.T) {
 	if !strings.Contains(out, id) {
 		t.Fatalf("owed before the ack:\n%s", out)
 	}
+	out = mustCLI(t, "awaiting", addr, "--agent=alice")
+	if !strings.Contains(out, id) || !strings.HasPrefix(out, "AGE") || !strings.Contains(out, "1 asks awaiting a reply") {
+		t.Fatalf("awaiting before the ack:\n%s", out)
+	}
+	if out = mustCLI(t, "awaiting", addr, "--agent=alice", "--older-than=1h", "--json"); strings.Contains(out, id) || !strings.Contains(out, `"count": 0`) {
+		t.Fatalf("awaiting older than an hour:\n%s", out)
+	}
+	if code, _, errOut := cli(t, "awaiting", addr, "--agent=alice", "--older-than=soon"); code == 0 || !strings.Contains(errOut, "older_than='soon'") {
+		t.Fatalf("a bad --older-than: exit %d %s", code, errOut)
+	}
 	out = mustCLI(t, "events", "ack", addr, "--event="+id, "--from=bob", "--status=applied", "--body=done")
 	if !strings.Contains(out, "event.ack") {
 		t.Fatalf("ack table:\n%s", out)
@@ -98,6 +108,9 @@ func TestClient_EventsRoundTrip(t *testing.T) {
 	out = mustCLI(t, "owed", addr, "--agent=bob", "--json")
 	if strings.Contains(out, id) {
 		t.Fatalf("still owed after an applied ack:\n%s", out)
+	}
+	if out = mustCLI(t, "awaiting", addr, "--agent=alice", "--json"); strings.Contains(out, id) {
+		t.Fatalf("still awaited after an applied ack:\n%s", out)
 	}
 }
 

@@ -22,7 +22,8 @@ const structuredSince = "2025-06-18"
 // Tool names, as the hub spells them.
 var toolNames = []string{
 	"mempalace_artifact_get", "mempalace_artifact_put", "mempalace_event_ack", "mempalace_event_append",
-	"mempalace_event_list", "mempalace_event_owed", "mempalace_event_wait", "mempalace_mesh_peers",
+	"mempalace_event_awaiting", "mempalace_event_list", "mempalace_event_owed", "mempalace_event_search",
+	"mempalace_event_wait", "mempalace_mesh_peers",
 	"mempalace_patch_submit", "mempalace_task_create",
 }
 
@@ -199,6 +200,9 @@ func (d *driver) successes() {
 		{"mempalace_event_wait", map[string]any{"stream": stream, "to_agent": worker, "timeout_ms": 1000}, 1},
 		{"mempalace_event_wait", map[string]any{"stream": stream, "to_agent": "nobody", "timeout_ms": 0}, 0},
 		{"mempalace_event_owed", map[string]any{"agent": worker}, 1},
+		{"mempalace_event_awaiting", map[string]any{"agent": writer, "stream": stream, "older_than": "24h"}, 0},
+		{"mempalace_event_search", map[string]any{"query": "now", "stream": stream, "order": "hlc"}, 1},
+		{"mempalace_event_search", map[string]any{"query": "nothing", "stream": stream}, 0},
 	}
 	for _, r := range reads {
 		res, out := d.call(r.tool, r.args)
@@ -207,12 +211,21 @@ func (d *driver) successes() {
 		}
 		d.sameAsBare(r.tool, r.args, res)
 	}
+	// An ask's age_s moves with the clock: its text is not held to the
+	// bare client's.
+	if res, out := d.call("mempalace_event_awaiting", map[string]any{"agent": writer, "stream": stream}); out["count"] != 1.0 ||
+		out["asks"].([]any)[0].(map[string]any)["addressee"] != worker {
+		d.fatalf("awaiting before the ack: %s", res.Text)
+	}
 
 	ack := map[string]any{"event_id": eventID, "from_agent": worker, "status": "applied", "idempotency_key": p + "-ack"}
 	res, _ = d.call("mempalace_event_ack", ack)
 	d.sameAsBareRetry("mempalace_event_ack", ack, res)
 	if res, out := d.call("mempalace_event_owed", map[string]any{"agent": worker, "stream": stream}); out["count"] != 0.0 {
 		d.fatalf("owed after the ack: %s", res.Text)
+	}
+	if res, out := d.call("mempalace_event_awaiting", map[string]any{"agent": writer, "stream": stream}); out["count"] != 0.0 {
+		d.fatalf("awaiting after the ack: %s", res.Text)
 	}
 	patch := map[string]any{"content": "--- a\n+++ b\n", "from_agent": worker, "stream": stream, "correlation_id": thread,
 		"idempotency_key": p + "-patch"}
@@ -246,6 +259,9 @@ func (d *driver) refusals() {
 		{"mempalace_event_wait", map[string]any{"timeout_ms": -1}, "timeout_ms must be a non-negative number"},
 		{"mempalace_event_ack", map[string]any{"event_id": "evt_nope", "from_agent": "a"}, "event 'evt_nope' not found"},
 		{"mempalace_event_owed", map[string]any{"agent": ""}, "agent must be a non-empty string"},
+		{"mempalace_event_awaiting", map[string]any{"agent": "a", "older_than": "soon"},
+			"older_than='soon' is not a non-negative duration such as 30m or 2h"},
+		{"mempalace_event_search", map[string]any{"query": `"open`}, `search query '"open' is malformed: a quote is not closed`},
 		{"mempalace_artifact_put", map[string]any{"kind": "diff", "content": "c", "created_by": "a"},
 			"kind='diff' is not one of: file, json, log, note, patch"},
 		{"mempalace_artifact_get", map[string]any{"artifact_id": "art_x"}, "artifact 'art_x' not found"},

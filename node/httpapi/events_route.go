@@ -79,12 +79,8 @@ func eventsRequest(q query, maxWait time.Duration) (store.Filter, time.Duration,
 			return f, 0, invalid(err.Error())
 		}
 	}
-	limit, err := q.wholeParam("limit", eventsDefaultLimit)
-	if err != nil {
+	if f.Limit, err = q.limit(); err != nil {
 		return f, 0, err
-	}
-	if f.Limit, err = rules.Limit(limit); err != nil {
-		return f, 0, invalid(err.Error())
 	}
 	ms, err := q.wholeParam("wait_ms", -1)
 	switch {

@@ -98,6 +98,8 @@ func (s *Server) getRoutes() map[string]route {
 		"/metrics":             {name: "/metrics", auth: true, h: metricsHandler(s.cfg.Registry).ServeHTTP},
 		"/logstream/stream":    {name: "/logstream/stream", auth: true, scoped: true, stream: true, h: s.handleStream},
 		"/logstream/events":    {name: "/logstream/events", auth: true, scoped: true, stream: true, own: true, params: eventsParams, h: s.handleEvents},
+		"/lsnode/awaiting":     {name: "/lsnode/awaiting", auth: true, scoped: true, own: true, params: awaitingParams, h: s.handleAwaiting},
+		"/logstream/search":    {name: "/logstream/search", auth: true, scoped: true, own: true, params: searchParams, h: s.handleSearch},
 		"/sync/version_vector": {name: "/sync/version_vector", auth: true, h: s.handleVersionVector},
 		"/sync/ops":            {name: "/sync/ops", auth: true, h: s.handleOps},
 		"/sync/artifact":       {name: "/sync/artifact", auth: true, h: s.handleArtifact},

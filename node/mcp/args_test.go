@@ -106,7 +106,7 @@ func TestMCPReadOnly(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{toolArtifactGet, toolEventList, toolEventOwed, toolEventWait, toolMeshPeers}
+	want := []string{toolArtifactGet, toolAwaiting, toolEventList, toolEventOwed, toolSearch, toolEventWait, toolMeshPeers}
 	if fmt.Sprint(names) != fmt.Sprint(want) {
 		t.Fatalf("tools/list in read-only mode: %v, want %v", names, want)
 	}

@@ -104,6 +104,7 @@ func (t *toolSet) settle(spec *toolSpec, payload any, err error) (toolResult, st
 		fail  *failure
 		rule  *rules.Error
 		valid *store.ValidationError
+		query *store.SearchQueryError
 	)
 	switch {
 	case err == nil:
@@ -112,7 +113,7 @@ func (t *toolSet) settle(spec *toolSpec, payload any, err error) (toolResult, st
 			payload = append(append(make(pyjson.Object, 0, len(members)+1), pyjson.Member{Key: "success", Value: true}), members...)
 		}
 		return t.text(spec, payload, outcomeOK)
-	case errors.As(err, &fail), errors.As(err, &rule), errors.As(err, &valid):
+	case errors.As(err, &fail), errors.As(err, &rule), errors.As(err, &valid), errors.As(err, &query):
 		out := pyjson.Object{{Key: "error", Value: err.Error()}}
 		if spec.writer {
 			out = append(pyjson.Object{{Key: "success", Value: false}}, out...)

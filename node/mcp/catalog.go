@@ -6,6 +6,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
+	"github.com/lsnode/lsnode/store"
 )
 
 // Tool names, as the Python hub spells them.
@@ -15,6 +17,8 @@ const (
 	toolEventWait   = "mempalace_event_wait"
 	toolEventAck    = "mempalace_event_ack"
 	toolEventOwed   = "mempalace_event_owed"
+	toolAwaiting    = "mempalace_event_awaiting"
+	toolSearch      = "mempalace_event_search"
 	toolArtifactPut = "mempalace_artifact_put"
 	toolArtifactGet = "mempalace_artifact_get"
 	toolPatchSubmit = "mempalace_patch_submit"
@@ -26,7 +30,7 @@ const (
 func catalog() []*toolSpec {
 	return []*toolSpec{
 		eventAppendSpec(), taskCreateSpec(), eventListSpec(), eventWaitSpec(), eventAckSpec(),
-		eventOwedSpec(), artifactPutSpec(), artifactGetSpec(), patchSubmitSpec(), meshPeersSpec(),
+		eventOwedSpec(), awaitingSpec(), searchSpec(), artifactPutSpec(), artifactGetSpec(), patchSubmitSpec(), meshPeersSpec(),
 	}
 }
 
@@ -217,6 +221,61 @@ func eventOwedSpec() *toolSpec {
 		out:      pageOutput(false, false),
 		run:      (*toolSet).eventOwed,
 	}
+}
+
+func awaitingSpec() *toolSpec {
+	return &toolSpec{
+		name:  toolAwaiting,
+		title: "Asks awaiting a reply",
+		desc: "The asks an agent wrote that their addressees still owe (mempalace_event_owed seen from the " +
+			"asker's side), oldest first, each the event with age_s, addressee, last_heard (the addressee's " +
+			"newest stamp, or null), status (the thread's latest), claimed_by, claimed_from and claim_conflict. " +
+			"older_than keeps the overdue ones. Returns {asks, count}.",
+		props: []toolProp{
+			viewRoutingProp("agent", "The asker whose awaited asks to list."),
+			viewRoutingProp("stream", "Only asks of this stream."),
+			stringProp("older_than", fmt.Sprintf("Only asks at least this old: a duration such as 90s, 30m or 2h. "+
+				"At most %d characters.", store.MaxDurationChars), store.MaxDurationChars),
+			limitProp("Most asks to return."),
+		},
+		required: []string{"agent"},
+		out:      awaitingOutput(),
+		run:      (*toolSet).eventAwaiting,
+	}
+}
+
+func searchSpec() *toolSpec {
+	return &toolSpec{
+		name:  toolSearch,
+		title: "Search events",
+		desc: "Full-text search of the events' bodies and routing fields, with a list's filters (all ANDed). " +
+			"order 'rank' (default) puts the best matches first; 'hlc' orders them oldest first, and its " +
+			"cursor resumes after the page on any node. Returns {events, count, cursor}; a malformed query " +
+			"is refused naming it.",
+		props: []toolProp{
+			stringProp("query", fmt.Sprintf("The words or \"phrases\" to search for. At most %d characters.",
+				store.MaxSearchQueryChars), store.MaxSearchQueryChars),
+			viewRoutingProp("stream", "Only events of this stream."),
+			viewRoutingProp("room", "Only events of this room."),
+			filterProps()[3], // type
+			viewRoutingProp("from_agent", "Only events written by this agent."),
+			viewRoutingProp("to_agent", "Only events addressed to this agent; '*' broadcasts match too."),
+			enumProp("order", "'rank' (best first, the default) or 'hlc' (oldest first).", eventpage.SearchRank, eventpage.SearchHLC),
+			cursorProp("Portable resume token from a previous search's \"cursor\"."),
+			limitProp("Most events to return."),
+		},
+		required: []string{"query"},
+		out:      pageOutput(false, true),
+		run:      (*toolSet).eventSearch,
+	}
+}
+
+// viewRoutingProp is a routing argument of a coordination view, bounded
+// by the store's view limits.
+func viewRoutingProp(name, desc string) toolProp {
+	p := routingProp(name, desc)
+	p.schema.MaxLength = ptr(store.MaxRoutingChars)
+	return p
 }
 
 func artifactPutSpec() *toolSpec {

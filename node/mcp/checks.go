@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
+	"github.com/lsnode/lsnode/node/internal/eventpage"
+	"github.com/lsnode/lsnode/store"
 )
 
 // checker applies the hub's rules to a call's arguments. A tool reads its
@@ -149,5 +153,51 @@ func (c *checker) cursor(key string) string {
 			return v, nil
 		}
 		return "", toolFailure(key + " must be a string")
+	})
+}
+
+// olderThan reads a duration argument such as "30m".
+func (c *checker) olderThan(key string) time.Duration {
+	if c.err != nil {
+		return 0
+	}
+	v, ok := c.a.get(key).(string)
+	if !ok && c.a.get(key) != nil {
+		c.err = toolFailure(key + " must be a string")
+		return 0
+	}
+	d, err := store.ParseOlderThan(v)
+	c.err = err
+	return d
+}
+
+// searchQuery reads a search query; its emptiness, length and syntax
+// are the store's to judge.
+func (c *checker) searchQuery(key string) string {
+	return c.str(func() (string, error) {
+		switch v := c.a.get(key).(type) {
+		case nil:
+			return "", nil
+		case string:
+			return v, nil
+		}
+		return "", toolFailure(key + " must be a non-empty string")
+	})
+}
+
+// searchOrder reads a search order, 'rank' or 'hlc', as the store's.
+func (c *checker) searchOrder(key string) string {
+	return c.str(func() (string, error) {
+		switch v := c.a.get(key).(type) {
+		case nil:
+			return store.SearchByRank, nil
+		case string:
+			order, err := eventpage.SearchOrder(v)
+			if err != nil {
+				return "", toolFailure(err.Error())
+			}
+			return order, nil
+		}
+		return "", toolFailure(fmt.Sprintf("order=%s must be '%s' or '%s'", rules.ReprValue(c.a.get(key)), eventpage.SearchRank, eventpage.SearchHLC))
 	})
 }

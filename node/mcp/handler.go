@@ -25,6 +25,8 @@ type Store interface {
 	List(ctx context.Context, f store.Filter) (store.ListResult, error)
 	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
 	OwedIn(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Event, error)
+	Awaiting(ctx context.Context, q store.AwaitingQuery) ([]store.Awaited, error)
+	Search(ctx context.Context, q store.SearchQuery) (store.SearchResult, error)
 	EventVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
 	ArtifactVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
 }
@@ -100,7 +102,10 @@ type Options struct {
 //     resume token valid on any node;
 //   - writer on list and wait (the newest hub's semantics: from_agent is
 //     the caller's identity and only adds a "note");
-//   - mempalace_event_owed {agent, stream, limit} -> {events, count}.
+//   - mempalace_event_owed {agent, stream, limit} -> {events, count};
+//   - mempalace_event_awaiting {agent, stream, older_than, limit} -> {asks, count};
+//   - mempalace_event_search {query, stream, room, type, from_agent,
+//     to_agent, order, cursor, limit} -> {events, count, cursor}.
 type Handler struct {
 	tools *toolSet
 	specs map[string]*toolSpec

@@ -159,6 +159,29 @@ func pageOutput(wait, cursor bool) *jsonschema.Schema {
 	return readOutput("", members, optional...)
 }
 
+// awaitingOutput is an awaiting answer: asks, each an event with the
+// view's members, and their count.
+func awaitingOutput() *jsonschema.Schema {
+	ask := eventSchema()
+	for _, p := range []toolProp{
+		prop("age_s", integerSchema("Seconds since the ask was written, by its stamp and this node's clock.")),
+		prop("addressee", stringSchema("The agent that owes the reply (to_agent).")),
+		prop("last_heard", nullableString("The addressee's newest HLC stamp anywhere in the mesh; null if it never wrote.")),
+		prop("claimed_by", nullableString("The agent that claimed the ask; null if unclaimed.")),
+		prop("claimed_from", nullableString("The replica the earliest claim came through; null if unclaimed.")),
+		prop("claim_conflict", &jsonschema.Schema{Type: "boolean", Description: "True when claims came through two or more replicas."}),
+	} {
+		ask.Properties[p.name] = p.schema
+		ask.PropertyOrder = append(ask.PropertyOrder, p.name)
+		ask.Required = append(ask.Required, p.name)
+	}
+	ask.Properties["status"] = nullableString("The thread's latest status: the addressee's latest progress, else the ask's.")
+	return readOutput("", []toolProp{
+		prop("asks", &jsonschema.Schema{Type: "array", Items: ask}),
+		prop("count", integerSchema("Number of asks.")),
+	})
+}
+
 func artifactGetOutput() *jsonschema.Schema {
 	return readOutput("", []toolProp{prop("artifact", artifactGetSchema())})
 }

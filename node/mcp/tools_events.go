@@ -200,6 +200,50 @@ func (t *toolSet) eventOwed(ctx context.Context, a *callArgs) (any, error) {
 	return renderedPage{eventpage.Render(nil, store.ListResult{Events: events}, false)}, nil
 }
 
+func (t *toolSet) eventAwaiting(ctx context.Context, a *callArgs) (any, error) {
+	c := newChecker(a)
+	q := store.AwaitingQuery{Agent: c.routing("agent", true), Stream: c.routing("stream", false)}
+	q.OlderThan = c.olderThan("older_than")
+	q.Limit = c.limit("limit")
+	if c.err != nil {
+		return nil, c.err
+	}
+	var err error
+	if q.Scope, err = t.readScope(ctx); err != nil {
+		return nil, err
+	}
+	asks, err := t.log.Awaiting(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return eventpage.RenderAwaiting(asks)
+}
+
+func (t *toolSet) eventSearch(ctx context.Context, a *callArgs) (any, error) {
+	c := newChecker(a)
+	q := store.SearchQuery{Query: c.searchQuery("query")}
+	q.Filter.Stream = c.routing("stream", false)
+	q.Filter.Room = c.routing("room", false)
+	q.Filter.Type = c.eventTypeFilter("type")
+	q.Filter.Writer = c.routing("from_agent", false)
+	q.Filter.ToAgent = c.routing("to_agent", false)
+	q.Order = c.searchOrder("order")
+	q.Filter.Cursor = c.cursor("cursor")
+	q.Filter.Limit = c.limit("limit")
+	if c.err != nil {
+		return nil, c.err
+	}
+	var err error
+	if q.Filter.Scope, err = t.readScope(ctx); err != nil {
+		return nil, err
+	}
+	res, err := t.log.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return renderedPage{eventpage.RenderSearch(res)}, nil
+}
+
 // withNote adds the hub's from_agent note when the caller passed an
 // identity but no writer filter.
 func withNote(out pyjson.Object, a *callArgs) pyjson.Object {
