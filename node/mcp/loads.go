@@ -118,6 +118,17 @@ func (d *loads) str() string {
 		case c == '"':
 			d.pos++
 			return string(out)
+		case c >= utf8.RuneSelf:
+			// A byte that is not UTF-8 is U+FFFD, as encoding/json (and
+			// the path without surrogates) reads it.
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, d.data[d.pos:d.pos+size]...)
+			}
+			d.pos += size
+			continue
 		case c != '\\':
 			out = append(out, c)
 			d.pos++
