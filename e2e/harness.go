@@ -364,15 +364,33 @@ func caClient(t testing.TB, caFile string) *http.Client {
 	return &http.Client{Timeout: requestTimeout, Transport: tr}
 }
 
-// freePort returns a loopback port that was free a moment ago.
+// handedOut holds every port freePort has returned in this test binary.
+// The kernel may give the same ephemeral port to two listens in a row once
+// the first is closed, so two ports meant for one node (--http and --grpc)
+// could otherwise be one.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePort returns a loopback port that was free a moment ago and that
+// freePort has not returned before in this test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // writeToken writes a token file (0600) in a temp dir.
