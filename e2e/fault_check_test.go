@@ -76,6 +76,9 @@ type checkReport struct {
 	Retried       int // keyed requests that needed more than one attempt
 	DupAnswers    int // attempts answered duplicate:true
 	OwedSets      int
+	Views         int // awaiting answers and searches compared across the nodes
+	Claimed       int // awaited asks with a claim, on the first node
+	Conflicts     int // of them, in claim conflict
 }
 
 func (r *checkReport) fail(format string, a ...any) {
@@ -363,6 +366,7 @@ func checkCluster(targets []checkTarget, records []*appendRecord) *checkReport {
 	checkSame(r, states)
 	checkRecords(r, states, records)
 	checkOwed(r, states)
+	checkViews(r, states)
 	checkAcksClose(r, states, records)
 	checkHealth(r, states)
 	r.Origins = len(origins)
@@ -685,7 +689,7 @@ func cliRunner(bin, url, token string) func(args ...string) (string, error) {
 // request must be owed on no node.
 func checkAcksClose(r *checkReport, states []*nodeState, records []*appendRecord) {
 	for _, rec := range records {
-		if rec.AckOf == "" || rec.Outcome != outAcked || (rec.AckCorr != "" && rec.AckNode != rec.Node) {
+		if rec.AckOf == "" || rec.Claim || rec.Outcome != outAcked || (rec.AckCorr != "" && rec.AckNode != rec.Node) {
 			continue
 		}
 		e, ok := states[0].byID[rec.AckOf]

@@ -68,6 +68,7 @@ type appendRecord struct {
 	ToAgent   string
 	IdemKey   string
 	AckOf     string // id of the event this one acks ("" for a request)
+	Claim     bool   // a claim on AckOf (status claimed), which leaves it owed
 	AckCorr   string // correlation id it joins instead of naming ack_of
 	AckNode   int    // node the acked request was acknowledged by
 	Attempts  int
@@ -164,10 +165,15 @@ func (g *loadGen) next(rng *rand.Rand, id int, kind clientKind, node, n int) *ap
 	if kind != clientPlain {
 		rec.IdemKey = fmt.Sprintf("k-%d-c%d-%d", g.seed, id, n)
 	}
-	agent := "agent-" + strconv.Itoa(rng.IntN(loadAgents))
+	addressee := rng.IntN(loadAgents)
+	agent := "agent-" + strconv.Itoa(addressee)
 	if rng.IntN(3) == 0 {
-		if e := g.takeAckable(rng, agent); e != nil {
-			rec.FromAgent, rec.AckOf, rec.AckNode = agent, e.ID, e.Node
+		// One reply in four is a claim: the request stays owed and
+		// ackable, and a second claim of it, sent through another node,
+		// is a claim conflict every node must report alike.
+		claim := rng.IntN(4) == 0
+		if e := g.takeAckable(rng, agent, !claim); e != nil {
+			rec.FromAgent, rec.AckOf, rec.AckNode, rec.Claim = agent, e.ID, e.Node, claim
 			if rng.IntN(2) == 0 { // join by correlation id alone: owed-ness then needs the causal context
 				rec.AckCorr = "corr-" + e.Token
 			}
@@ -179,6 +185,12 @@ func (g *loadGen) next(rng *rand.Rand, id int, kind clientKind, node, n int) *ap
 		}
 	}
 	rec.FromAgent, rec.ToAgent = fmt.Sprintf("load-%d", id), agent
+	if rng.IntN(5) == 0 {
+		// One request in five is between two agents, so that agents come
+		// to wait on each other: wait-for cycles every node must report
+		// alike.
+		rec.FromAgent = "agent-" + strconv.Itoa((addressee+1+rng.IntN(loadAgents-1))%loadAgents)
+	}
 	return g.add(rec)
 }
 
@@ -189,9 +201,9 @@ func (g *loadGen) add(rec *appendRecord) *appendRecord {
 	return rec
 }
 
-// takeAckable removes and returns an acknowledged request addressed to
-// agent, if there is one.
-func (g *loadGen) takeAckable(rng *rand.Rand, agent string) *appendRecord {
+// takeAckable returns an acknowledged request addressed to agent, if
+// there is one, and removes it from the pool when remove is set.
+func (g *loadGen) takeAckable(rng *rand.Rand, agent string, remove bool) *appendRecord {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	p := g.pool[agent]
@@ -200,8 +212,10 @@ func (g *loadGen) takeAckable(rng *rand.Rand, agent string) *appendRecord {
 	}
 	i := rng.IntN(len(p))
 	e := p[i]
-	p[i] = p[len(p)-1]
-	g.pool[agent] = p[:len(p)-1]
+	if remove {
+		p[i] = p[len(p)-1]
+		g.pool[agent] = p[:len(p)-1]
+	}
 	return e
 }
 
@@ -221,6 +235,9 @@ func (g *loadGen) args(rec *appendRecord, stream string) map[string]any {
 		a["type"], a["status"], a["correlation_id"] = "task.request", "open", "corr-"+rec.Token
 	} else {
 		a["type"], a["status"] = "task.result", "applied"
+		if rec.Claim {
+			a["type"], a["status"] = "task.claim", "claimed"
+		}
 		if rec.AckCorr != "" {
 			a["correlation_id"] = rec.AckCorr
 		} else {
