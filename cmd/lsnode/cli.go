@@ -42,7 +42,7 @@ func commands() []command {
 		{name: "peers", help: "list a node's peers with their replication lag", run: runPeers},
 		{name: "agents", help: "list the agents a node has seen", run: runAgents},
 		{name: "status", help: "show a node's health and version vector", run: runStatus},
-		{name: "events", help: "append, list, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
+		{name: "events", help: "append, list, search, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
 		{name: "owed", help: "list the events an agent still owes a reply to", run: runOwed},
 		{name: "awaiting", help: "list the asks an agent wrote that are still owed a reply", run: runAwaiting},
 		{name: "artifact", help: "store or fetch an artifact (put, get)", run: runArtifact, subs: artifactCommands},
