@@ -40,7 +40,7 @@ func commands() []command {
 		{name: "serve", help: "run a node in the foreground until interrupted", run: runServe},
 		{name: "config", help: "check a configuration file of serve (check)", run: runConfig, subs: configCommands},
 		{name: "peers", help: "list a node's peers with their replication lag", run: runPeers},
-		{name: "agents", help: "list the agents a node has seen", run: runAgents},
+		{name: "agents", help: "list the agents a node has seen, or the wait-for cycles among them (--cycles)", run: runAgents},
 		{name: "status", help: "show a node's health and version vector", run: runStatus},
 		{name: "events", help: "append, list, search, follow (tail) or acknowledge events", run: runEvents, subs: eventsCommands},
 		{name: "owed", help: "list the events an agent still owes a reply to", run: runOwed},

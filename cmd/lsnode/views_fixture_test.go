@@ -24,15 +24,18 @@ var (
 // viewsFixture is an in-process node holding a log for the coordination
 // views: a wait-for cycle of three agents (ann asks ben, ben asks cat,
 // cat asks ann, a minute apart), an ask boss wrote to w that w claimed
-// through this node and through a second replica (a claim conflict),
-// and a note dave wrote in another stream. Every event but boss's ask
-// and w's claims says "rotate".
+// through a second replica and then through this node (a claim
+// conflict), and a note dave wrote in another stream. Every event but
+// boss's ask and w's claims says "rotate". A claim is addressed to the
+// asker and closes nothing, so boss owes w both claims: boss and w wait
+// on each other too.
 type viewsFixture struct {
 	node *node.Node
 	addr string // the --addr flag
 	// Token files: the shared token, and ann's agent token (its mailbox).
 	shared, ann string
-	// The events by name: annAsk, benAsk, catAsk, note, bossAsk.
+	// The events by name: annAsk, benAsk, catAsk, note, bossAsk, and w's
+	// claims claimOther and claimNode.
 	ids map[string]string
 	// other is the second replica's id.
 	other string
@@ -96,13 +99,16 @@ func (f *viewsFixture) claimTwice(t *testing.T, wall *hlc.ManualClock) {
 	t.Cleanup(func() { other.Close() })
 	f.other = other.ReplicaID()
 	copyOps(t, st, other)
-	wall.Advance(time.Second)
-	if _, err := other.Ack(ctx, store.AckInput{EventID: f.ids["bossAsk"], FromAgent: "w", Status: "claimed"}); err != nil {
-		t.Fatal(err)
-	}
-	wall.Advance(time.Second)
-	if _, err := st.Ack(ctx, store.AckInput{EventID: f.ids["bossAsk"], FromAgent: "w", Status: "claimed"}); err != nil {
-		t.Fatal(err)
+	for _, through := range []struct {
+		name string
+		st   *store.Store
+	}{{"claimOther", other}, {"claimNode", st}} {
+		wall.Advance(time.Second)
+		w, err := through.st.Ack(ctx, store.AckInput{EventID: f.ids["bossAsk"], FromAgent: "w", Status: "claimed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.ids[through.name] = w.Event.ID
 	}
 	copyOps(t, other, st)
 }
