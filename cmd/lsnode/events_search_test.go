@@ -159,3 +159,22 @@ func TestEventsSearch_Errors(t *testing.T) {
 		}
 	}
 }
+
+// TestViews_UnknownAgentsAreEmpty: a view of an agent the log never
+// names answers empty, not an error.
+func TestViews_UnknownAgentsAreEmpty(t *testing.T) {
+	f := startViewsNode(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"events", "search", "rotate", "--to=nobody"}, "0 matches, best first"},
+		{[]string{"events", "search", "rotate", "--writer=nobody", "--order=hlc"}, "0 matches, oldest first"},
+		{[]string{"awaiting", "--agent=nobody"}, "0 asks awaiting a reply"},
+	} {
+		code, out, errOut := f.run(t, f.shared, tc.args...)
+		if rows, trailer := tableOf(out); code != exitOK || errOut != "" || len(rows) != 1 || len(trailer) != 1 || !strings.HasPrefix(trailer[0], tc.want) {
+			t.Errorf("%q: exit %d\n%s%s", tc.args, code, out, errOut)
+		}
+	}
+}
