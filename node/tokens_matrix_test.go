@@ -61,6 +61,7 @@ var tkRoutes = []struct {
 	{"GET", "/logstream/events", "", 401, 200, 200},
 	{"GET", "/logstream/search?q=x", "", 401, 200, 200},
 	{"GET", "/lsnode/awaiting?agent=x", "", 401, 200, 200},
+	{"GET", "/lsnode/cycles", "", 401, 200, 200},
 	{"GET", "/sync/version_vector", "", 401, 403, 200},
 	{"GET", "/sync/ops?origin=rep_000000000000", "", 401, 403, 200},
 	{"GET", "/sync/artifact?id=art_nope", "", 401, 403, 404},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -29,6 +30,9 @@ type agentRow struct {
 	LastSeen      *string  `json:"last_seen"`
 	LastCreatedAt string   `json:"last_created_at"`
 	Shared        bool     `json:"shared"`
+	// ClaimConflicts counts the asks it owes that it claimed through two
+	// or more replicas; nil from a node that does not report them.
+	ClaimConflicts *int `json:"claim_conflicts"`
 }
 
 // agentsReplicasShown is how many replica ids a table row lists.
@@ -39,15 +43,29 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cf := addClientFlags(fs.FlagSet)
 	window := durationFlag(fs.FlagSet, "window", 10*time.Minute,
 		"flag an agent SHARED when it wrote through two replicas within this time of each other")
+	cycles := fs.Bool("cycles", false, "list the wait-for cycles instead: agents each waiting on the next for a reply, the last on the first")
+	limit := fs.Int("limit", 0, "with --cycles: most cycles to list (node default and largest 100)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	if *window < 0 {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case *window < 0:
 		return usageErrorf("--window must not be negative")
+	case *cycles && given["window"]:
+		return usageErrorf("--window flags shared names in the roster; it does not apply to --cycles")
+	case given["limit"] && !*cycles:
+		return usageErrorf("--limit applies to --cycles only")
+	case *limit < 0:
+		return usageErrorf("--limit must not be negative")
 	}
 	c, err := cf.client()
 	if err != nil {
 		return err
+	}
+	if *cycles {
+		return runCycles(ctx, c, *limit, *cf.asJSON, stdout)
 	}
 	var raw json.RawMessage
 	path := "/lsnode/agents?window=" + url.QueryEscape(window.String())
@@ -79,25 +97,34 @@ func renderAgents(w io.Writer, r agentsReply, now time.Time) error {
 		return rows[i].Agent < rows[j].Agent
 	})
 	var t table
-	t.row("AGENT", "REPLICAS", "LAST SEEN", "EVENTS", "SHARED")
-	shared := 0
+	t.row("AGENT", "REPLICAS", "LAST SEEN", "EVENTS", "SHARED", "CONFLICTS")
+	shared, conflicts := 0, 0
 	for _, a := range rows {
-		flag := "-"
+		sharedCell := "-"
 		if a.Shared {
-			flag, shared = "yes", shared+1
+			sharedCell, shared = "yes", shared+1
 		}
-		t.row(a.Agent, replicasCell(a.Replicas), lastSeen(a, now), strconv.FormatInt(a.Events, 10), flag)
+		conflict := "-"
+		if a.ClaimConflicts != nil {
+			conflict, conflicts = strconv.Itoa(*a.ClaimConflicts), conflicts+*a.ClaimConflicts
+		}
+		t.row(a.Agent, replicasCell(a.Replicas), lastSeen(a, now), strconv.FormatInt(a.Events, 10), sharedCell, conflict)
 	}
 	if err := t.write(w); err != nil {
 		return err
 	}
+	var notes strings.Builder
 	if shared > 0 {
 		window := time.Duration(r.WindowS * float64(time.Second))
-		_, err := fmt.Fprintf(w, "\nSHARED: wrote through two or more replicas within %v of each other; the same name is\n"+
+		fmt.Fprintf(&notes, "\nSHARED: wrote through two or more replicas within %v of each other; the same name is\n"+
 			"probably in use on two machines, which then hide each other's asks (RFC 003 §7.7).\n", window)
-		return err
 	}
-	return nil
+	if conflicts > 0 {
+		notes.WriteString("\nCONFLICTS: asks the agent owes and claimed through two or more replicas, the same name\n" +
+			"at work on two machines; `lsnode awaiting --agent ASKER` marks them (conflict).\n")
+	}
+	_, err := io.WriteString(w, notes.String())
+	return err
 }
 
 // lastSeenTime is a row's last seen time, zero when unknown.

@@ -30,13 +30,21 @@ type wireEvent struct {
 // bodyWidth is how much of a body's first line a table shows.
 const bodyWidth = 60
 
+// eventHeader heads the columns of eventCells.
+var eventHeader = []string{"SEQ", "CREATED", "TYPE", "FROM", "TO", "STATUS", "STREAM/ROOM", "ID", "BODY"}
+
+// eventCells are the cells of an event's row in an events table.
+func eventCells(e wireEvent) []string {
+	return []string{strconv.FormatInt(e.Seq, 10), e.CreatedAt, e.Type, e.FromAgent, orDash(e.ToAgent), orDash(e.Status),
+		e.Stream + "/" + e.Room, e.ID, oneLine(e.Body, bodyWidth)}
+}
+
 // printEvents writes events as a table.
 func printEvents(w io.Writer, events []wireEvent) error {
 	var t table
-	t.row("SEQ", "CREATED", "TYPE", "FROM", "TO", "STATUS", "STREAM/ROOM", "ID", "BODY")
+	t.row(eventHeader...)
 	for _, e := range events {
-		t.row(strconv.FormatInt(e.Seq, 10), e.CreatedAt, e.Type, e.FromAgent, orDash(e.ToAgent), orDash(e.Status),
-			e.Stream+"/"+e.Room, e.ID, oneLine(e.Body, bodyWidth))
+		t.row(eventCells(e)...)
 	}
 	return t.write(w)
 }

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// runEvents dispatches `lsnode events append|list|tail|ack|export`.
+// runEvents dispatches `lsnode events append|list|tail|ack|search|export`.
 func runEvents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runSubcommand(ctx, "events", eventsCommands(), args, stdout, stderr)
 }
@@ -21,6 +21,7 @@ func eventsCommands() []command {
 		{name: "list", help: "list events, newest first unless resuming after an event or a cursor (mempalace_event_list)", run: eventsList},
 		{name: "tail", help: "follow events as they are appended, until interrupted (/logstream/stream)", run: eventsTail},
 		{name: "ack", help: "acknowledge an event (mempalace_event_ack)", run: eventsAck},
+		{name: "search", args: "QUERY", help: "full-text search of the events, best matches first or oldest first, with the list filters (/logstream/search)", run: eventsSearch},
 		{name: "export", help: "write the events matching the filters as JSON Lines, oldest first, resumable by cursor (/logstream/events)", run: eventsExport},
 	}
 }

@@ -55,6 +55,11 @@ type statusz struct {
 		Refused         int64  `json:"ops_refused"`
 		KeyConflicts    int64  `json:"key_conflicts"`
 	} `json:"integrity"`
+	// WaitForCycles is nil from a node that does not report them.
+	WaitForCycles *struct {
+		Count     int  `json:"count"`
+		Truncated bool `json:"truncated"`
+	} `json:"wait_for_cycles"`
 }
 
 // runStatus prints a node's health: identity, counts, version vector.
@@ -103,6 +108,13 @@ func printStatus(w io.Writer, base string, s statusz) error {
 		rows = append(rows, [2]string{"node key", in.Fingerprint}, [2]string{"signatures",
 			fmt.Sprintf("%d verified, %d refused, %d key conflicts; unsigned origins: %s",
 				in.Verified, in.Refused, in.KeyConflicts, in.UnsignedOrigins)})
+	}
+	if c := s.WaitForCycles; c != nil {
+		more := ""
+		if c.Truncated {
+			more = " or more"
+		}
+		rows = append(rows, [2]string{"wait-for cycles", fmt.Sprintf("%d%s (lsnode agents --cycles)", c.Count, more)})
 	}
 	if err := printKV(w, rows); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,15 @@ func TestRequestsLine(t *testing.T) {
 		if got := requestsLine(tc.total, tc.by); got != tc.want {
 			t.Errorf("requestsLine(%d, %v) = %q, want %q", tc.total, tc.by, got, tc.want)
 		}
+	}
+}
+
+// TestStatus_WaitForCycles: `lsnode status` counts the wait-for cycles
+// /statusz reports and points to the command that lists them.
+func TestStatus_WaitForCycles(t *testing.T) {
+	f := startViewsNode(t)
+	code, out, errOut := f.run(t, f.shared, "status")
+	if code != exitOK || errOut != "" || !regexp.MustCompile(`(?m)^wait-for cycles +2 \(lsnode agents --cycles\)$`).MatchString(out) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -12,7 +12,9 @@ import (
 const defaultAgentsWindow = 10 * time.Minute
 
 // handleAgents answers GET /lsnode/agents?window=DURATION: the agent
-// roster derived from the log (RFC 003 §7.7 shared names flagged).
+// roster derived from the log (RFC 003 §7.7 shared names flagged), with
+// each agent's claim conflicts: the asks it owes and claimed through two
+// or more replicas.
 func (s *Server) handleAgents(w http.ResponseWriter, r *http.Request) {
 	window := defaultAgentsWindow
 	if v := r.URL.Query().Get("window"); v != "" {
@@ -38,6 +40,7 @@ func (s *Server) handleAgents(w http.ResponseWriter, r *http.Request) {
 			{Key: "agent", Value: a.Agent}, {Key: "replicas", Value: a.Replicas}, {Key: "events", Value: a.Events},
 			{Key: "last_hlc", Value: a.LastHLC}, {Key: "last_seen", Value: seen},
 			{Key: "last_created_at", Value: a.LastCreatedAt}, {Key: "shared", Value: a.Shared},
+			{Key: "claim_conflicts", Value: a.ClaimConflicts},
 		}
 	}
 	writeJSON(w, http.StatusOK, pyjson.Object{{Key: "agents", Value: rows}, {Key: "window_s", Value: window.Seconds()}})

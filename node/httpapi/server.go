@@ -100,6 +100,7 @@ func (s *Server) getRoutes() map[string]route {
 		"/logstream/events":    {name: "/logstream/events", auth: true, scoped: true, stream: true, own: true, params: eventsParams, h: s.handleEvents},
 		"/lsnode/awaiting":     {name: "/lsnode/awaiting", auth: true, scoped: true, own: true, params: awaitingParams, h: s.handleAwaiting},
 		"/logstream/search":    {name: "/logstream/search", auth: true, scoped: true, own: true, params: searchParams, h: s.handleSearch},
+		"/lsnode/cycles":       {name: "/lsnode/cycles", auth: true, scoped: true, own: true, params: cyclesParams, h: s.handleCycles},
 		"/sync/version_vector": {name: "/sync/version_vector", auth: true, h: s.handleVersionVector},
 		"/sync/ops":            {name: "/sync/ops", auth: true, h: s.handleOps},
 		"/sync/artifact":       {name: "/sync/artifact", auth: true, h: s.handleArtifact},

@@ -9,11 +9,13 @@ import (
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/internal/pyhub/pytime"
+	"github.com/lsnode/lsnode/node/auth"
 )
 
 // handleStatusz serves GET /statusz: the Python hub's keys (ok, server,
 // palace, writer, requests, clients) where they make sense for lsnode,
-// then lsnode's own: replica id, log counts, version vector and streams.
+// then lsnode's own: replica id, log counts, version vector, catch-up,
+// integrity, wait-for cycles and streams.
 func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 	st, err := s.store.Stats(r.Context())
 	if err != nil {
@@ -21,6 +23,11 @@ func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sizes, err := s.sizesMembers(r.Context()) // statusz_sizes.go
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	cycles, err := s.cyclesPart(r.Context(), auth.IdentityFrom(r.Context()).ReadScope()) // statusz_cycles.go
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -68,6 +75,7 @@ func (s *Server) handleStatusz(w http.ResponseWriter, r *http.Request) {
 		{Key: "version_vector", Value: s.store.VersionVector()},
 		{Key: "catch_up", Value: catchUp},
 		{Key: "integrity", Value: s.integrityPayload()},
+		{Key: "wait_for_cycles", Value: cycles},
 		{Key: "sse", Value: pyjson.Object{
 			{Key: "clients", Value: s.sse.active()},
 			{Key: "max_clients", Value: s.cfg.SSEMaxClients},

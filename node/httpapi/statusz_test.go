@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 	"time"
 
@@ -139,3 +140,51 @@ type catchingUp []OriginProgress
 
 func (catchingUp) ReadyPeers() []ReadyPeer     { return nil }
 func (c catchingUp) CatchUp() []OriginProgress { return c }
+
+// TestStatusz_WaitForCycles: /statusz lists the first five wait-for
+// cycles in wait order with the oldest ask of each wait, counts them and
+// says more may exist; a log without the view shows null.
+func TestStatusz_WaitForCycles(t *testing.T) {
+	n := htStart(t, nil)
+	cycles := func() map[string]any {
+		t.Helper()
+		part, _ := nodetest.JSON(t, nodetest.Get(t, n, "/statusz", ""))["wait_for_cycles"].(map[string]any)
+		return part
+	}
+	if got := cycles(); got["count"] != 0.0 || got["truncated"] != false || len(got["cycles"].([]any)) != 0 {
+		t.Fatalf("an empty log: %v", got)
+	}
+	ask := func(from, to string) string {
+		return nodetest.Append(t, n.Store(), store.AppendInput{FromAgent: from, ToAgent: to}).ID
+	}
+	ab, bc, ca := ask("a", "b"), ask("b", "c"), ask("c", "a")
+	ask("a", "b") // a second ask of a wait: the first stays the oldest
+	want := map[string]any{"count": 1.0, "truncated": false, "cycles": []any{
+		map[string]any{"agents": []any{"a", "b", "c"}, "asks": []any{ab, bc, ca}},
+	}}
+	if got := cycles(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("one cycle: %v; want %v", got, want)
+	}
+	for i := range 6 { // six more cycles, of two agents each: seven in all
+		x, y := fmt.Sprintf("p%d", i), fmt.Sprintf("q%d", i)
+		ask(x, y)
+		ask(y, x)
+	}
+	got := cycles()
+	listed, _ := got["cycles"].([]any)
+	if got["count"] != 5.0 || got["truncated"] != true || len(listed) != 5 {
+		t.Fatalf("seven cycles: %v; want the first five and truncated", got)
+	}
+	for i, c := range listed { // the shortest first, by name
+		if agents := c.(map[string]any)["agents"]; !reflect.DeepEqual(agents, []any{fmt.Sprintf("p%d", i), fmt.Sprintf("q%d", i)}) {
+			t.Errorf("cycle %d: %v", i, agents)
+		}
+	}
+
+	plain := htStart(t, func(o *Options) { o.Store = plainLog{nodetest.OpenStore(t)} })
+	if m := nodetest.JSON(t, nodetest.Get(t, plain, "/statusz", "")); m["wait_for_cycles"] != nil {
+		t.Fatalf("a log without the view: %v", m["wait_for_cycles"])
+	} else if _, ok := m["wait_for_cycles"]; !ok {
+		t.Fatal("a log without the view: no wait_for_cycles member")
+	}
+}
