@@ -79,6 +79,7 @@ type checkReport struct {
 	Views         int // awaiting answers and searches compared across the nodes
 	Claimed       int // awaited asks with a claim, on the first node
 	Conflicts     int // of them, in claim conflict
+	Cycles        int // wait-for cycles, on the first node
 }
 
 func (r *checkReport) fail(format string, a ...any) {

@@ -159,7 +159,8 @@ func faultSummary(sc faultScenario, seed int64, run faultRun, rep *checkReport, 
 		rep.Acked, secs, float64(rep.Acked)/secs, rep.Failed, refusedNodes, rep.Unknown, rep.UnknownStored)
 	fmt.Fprintf(&b, "  keyed requests retried: %d; attempts answered duplicate:true: %d\n", rep.Retried, rep.DupAnswers)
 	fmt.Fprintf(&b, "  events on every node: %d from %d origins; owed sets compared: %d\n", rep.Events, rep.Origins, rep.OwedSets)
-	fmt.Fprintf(&b, "  views compared: %d (awaiting asks claimed: %d, in claim conflict: %d)\n", rep.Views, rep.Claimed, rep.Conflicts)
+	fmt.Fprintf(&b, "  views compared: %d (awaiting asks claimed: %d, in claim conflict: %d; wait-for cycles: %d)\n",
+		rep.Views, rep.Claimed, rep.Conflicts, rep.Cycles)
 	fmt.Fprintf(&b, "  lost %d, duplicated %d, problems %d, findings %d\n", rep.Lost, rep.Dup, len(rep.Problems), len(findings))
 	if !run.LastHeal.IsZero() {
 		fmt.Fprintf(&b, "  converged %.1f s after the last heal (%.1f s after the load stopped)\n",

@@ -4,8 +4,8 @@ package e2e
 
 // The checker's comparison of the coordination views: after healing, every
 // node must give the same awaiting answer for every asker (claims and
-// claim conflicts included) and the same search results, since each view
-// is a function of the op set alone.
+// claim conflicts included), the same wait-for cycles and the same search
+// results, since each view is a function of the op set alone.
 
 import (
 	"encoding/json"
@@ -51,12 +51,15 @@ func checkViews(r *checkReport, states []*nodeState) {
 			}
 		}
 	}
+	if cycles := compareAcross(r, states, "wait-for cycles", readCycles); len(cycles) > 0 {
+		r.Cycles = len(cycles) - 1 // the last line is the truncated flag
+	}
 	for _, q := range viewQueries {
 		compareAcross(r, states, fmt.Sprintf("search %v", q), func(t checkTarget) ([]string, error) {
 			return readSearch(t, q)
 		})
 	}
-	r.Views = len(keys) + len(viewQueries)
+	r.Views = len(keys) + 1 + len(viewQueries)
 }
 
 // compareAcross reads one view from every node, reports any node whose
@@ -109,6 +112,37 @@ func readAwaiting(t checkTarget, agent, stream string) ([]string, error) {
 		out[i] = string(b)
 	}
 	return out, nil
+}
+
+// readCycles reads GET /lsnode/cycles (every cycle, up to its limit),
+// each cycle as its canonical JSON without the oldest asks' ages, which
+// depend on the time of reading, then the truncated flag.
+func readCycles(t checkTarget) ([]string, error) {
+	var res struct {
+		Cycles []struct {
+			Agents []string         `json:"agents"`
+			Edges  []map[string]any `json:"edges"`
+		} `json:"cycles"`
+		Truncated bool `json:"truncated"`
+	}
+	if err := faultGetJSON(t.URL, t.Token, "/lsnode/cycles", &res); err != nil {
+		return nil, err
+	}
+	// A truncated answer is compared too: the cycles are ordered by
+	// length and agents, and the search's bounds are a function of the
+	// graph, so converged nodes truncate alike.
+	out := make([]string, len(res.Cycles), len(res.Cycles)+1)
+	for i, c := range res.Cycles {
+		for _, e := range c.Edges {
+			delete(e, "oldest_age_s")
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = string(b)
+	}
+	return append(out, fmt.Sprintf("truncated=%v", res.Truncated)), nil
 }
 
 // readSearch pages one search to its end and returns the ids in order.
