@@ -140,7 +140,7 @@ func (s *session) run(ctx context.Context) error {
 		case err = <-writeErr:
 			return err
 		case done := <-applier.done:
-			out, err = s.link.Stored(done.job.queued, done.res, done.err, s.now())
+			out, err = s.link.Stored(ctx, done.job.queued, done.res, done.err, s.now())
 		case in := <-frames:
 			f := in.f
 			s.r.m.frame("received", lssync.FrameKind(f), proto.Size(f))
