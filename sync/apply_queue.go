@@ -74,6 +74,9 @@ func (l *Link) queue(job *QueuedBatch) {
 			raise(l.queuedTop, op.Event.OriginReplica, op.Event.OriginSeq)
 		}
 	}
+	for _, art := range job.batch.Artifacts {
+		l.art.queue(art)
+	}
 }
 
 // TakeQueued returns the batches queued since the last call, in order
@@ -91,6 +94,9 @@ func (l *Link) Stored(ctx context.Context, job *QueuedBatch, res store.ApplyResu
 	l.applying--
 	if l.applying == 0 {
 		l.queuedTop = nil // stored, or failed and to be pulled again
+	}
+	for _, art := range job.batch.Artifacts {
+		l.art.unqueue(art.ID)
 	}
 	var out []*pb.Frame
 	if job.feed {

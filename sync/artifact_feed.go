@@ -75,9 +75,10 @@ type artifactLink struct {
 	known  int64
 	pull   *artifactPull
 	lastID uint64
-	// queued holds, by id, the received artifacts queued for the store
-	// and how many times: a page naming one does not ask for it again,
-	// and a signed op naming one is checked against it (artifact_dedup.go).
+	// queued holds, by id, the received artifacts (of the feed or of op
+	// batches) queued for the store behind the link (ApplyBehind), and how
+	// many times: a page naming one does not ask for it again, and a
+	// signed op naming one is checked against it (artifact_dedup.go).
 	queued map[string]*queuedArtifact
 	// sent are the artifacts pushed to the peer on this session, by either
 	// path (artifact_dedup.go).

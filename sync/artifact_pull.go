@@ -168,9 +168,7 @@ func (l *Link) storeArtifacts(ctx context.Context, pullID uint64, ws []*pb.Artif
 	}
 	job := &QueuedBatch{pullID: pullID, feed: true, batch: store.Batch{Artifacts: make([]store.Artifact, 0, len(ws))}}
 	for _, w := range ws {
-		art := artifactFromWire(w)
-		job.batch.Artifacts = append(job.batch.Artifacts, art)
-		l.art.queue(art)
+		job.batch.Artifacts = append(job.batch.Artifacts, artifactFromWire(w))
 	}
 	return l.storeFeedJob(ctx, job)
 }
@@ -198,9 +196,6 @@ func (l *Link) feedStored(job *QueuedBatch, res store.ApplyResult, err error) er
 	}
 	if !l.applier && l.obs != nil {
 		l.obs.Applied(job.Path(), res)
-	}
-	for _, art := range job.batch.Artifacts {
-		a.unqueue(art.ID)
 	}
 	if fc := job.batch.FeedCursor; fc != nil && fc.FeedID == a.peerFeed {
 		a.cursor = max(a.cursor, fc.Seq)
