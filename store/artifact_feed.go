@@ -24,10 +24,15 @@ import (
 // seq is held here or was refused (quarantined). A cursor is written
 // only after the artifacts it covers are stored, so any copy of the file
 // says true of itself and the table travels with a snapshot.
+//
+// An entry costs one row at the end of one b-tree: seq is the rowid (a
+// seq can come again only once the feed is emptied, and then under a new
+// feed id), and no index is kept on artifact_id, since an artifact gets
+// its entry in the transaction that stores it, once.
 const artifactFeedDDL = `
 CREATE TABLE IF NOT EXISTS lsnode_artifact_feed (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    artifact_id TEXT NOT NULL UNIQUE
+    seq INTEGER PRIMARY KEY,
+    artifact_id TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS lsnode_artifact_feed_id (
     feed_id TEXT NOT NULL
@@ -115,7 +120,11 @@ func loadArtifactFeed(ctx context.Context, q querier) (*artifactFeed, error) {
 
 // feedArtifact gives an artifact just inserted its feed entry.
 func (w *writeTx) feedArtifact(id string) error {
-	if err := w.tx.QueryRowContext(w.ctx, `INSERT INTO lsnode_artifact_feed (artifact_id) VALUES (?) RETURNING seq`, id).Scan(&w.feedTop); err != nil {
+	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO lsnode_artifact_feed (artifact_id) VALUES (?)`, id)
+	if err == nil {
+		w.feedTop, err = res.LastInsertId()
+	}
+	if err != nil {
 		return fmt.Errorf("number artifact %s in the feed: %w", id, err)
 	}
 	return nil
