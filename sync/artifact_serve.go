@@ -45,7 +45,8 @@ func (l *Link) onArtifactPull(ctx context.Context, p *pb.ArtifactPull) ([]*pb.Fr
 // onArtifactGet answers a get: the artifacts asked for that this end
 // holds, in order, in batches of about BatchBytes, up to about
 // PullWindow*BatchBytes in all (at least one artifact); the last batch
-// says so.
+// says so. An id that is not held, or cannot name an artifact, is left
+// out.
 func (l *Link) onArtifactGet(ctx context.Context, g *pb.ArtifactGet) ([]*pb.Frame, error) {
 	if g.GetId() == 0 {
 		return nil, fmt.Errorf("%w: artifact get without an id", ErrProtocol)
@@ -59,7 +60,7 @@ func (l *Link) onArtifactGet(ctx context.Context, g *pb.ArtifactGet) ([]*pb.Fram
 			break
 		}
 		art, err := l.log.GetArtifact(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
 			continue
 		}
 		if err != nil {
