@@ -4,13 +4,13 @@ import "github.com/lsnode/lsnode/store"
 
 // An artifact put and then named by an event would cross a session
 // twice: pushed from the feed when it is put, and again ahead of the
-// event's op in the op push. So, while the peer reads the feed, each push
-// path leaves out an artifact the other pushed on this session (a pull
-// answer always carries what its ops name). The peer's single applier
-// stores a session's batches in order, so the artifact is stored before
-// the op that comes after it, and a signed op is checked against the
-// artifact queued ahead of it (queuedFor). An own op whose artifact is
-// left out is signed by the batcher, with the digest remembered here,
+// event's op in the op push. So, while the peer reads the feed, a push
+// leaves out an artifact pushed on this session already, by either path
+// (a pull answer always carries what its ops name). The peer's single
+// applier stores a session's batches in order, so the artifact is stored
+// before the op that comes after it, and a signed op is checked against
+// the artifact queued ahead of it (queuedFor). An own op whose artifact
+// is left out is signed by the batcher, with the digest remembered here,
 // rather than by the session's writer, which signs from the artifacts a
 // batch carries. An op push whose artifact did not arrive is deferred or
 // held back there and pulled again, with its artifacts.

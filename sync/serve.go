@@ -119,8 +119,7 @@ func (b *batcher) rotate() {
 // add appends op, preceded by the artifacts it names that the batch does
 // not carry yet, and closes the batch once it is full. An artifact the
 // sender does not hold is left out: the receiver defers the op. A push
-// leaves out an artifact the feed pushed on this session already
-// (artifact_dedup.go).
+// leaves out an artifact pushed on this session already (artifact_dedup.go).
 func (b *batcher) add(ctx context.Context, op store.Op) error {
 	push, signHere := b.pullID == 0, false
 	for _, id := range op.Event.ArtifactIDs {
