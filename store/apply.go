@@ -66,6 +66,9 @@ func (s *Store) ApplyCheckedBatches(ctx context.Context, cs []CheckedBatch) ([]A
 		if len(c.checked) != len(c.batch.Ops) {
 			return nil, errors.New("apply: the batch was not checked by CheckBatch")
 		}
+		if fc := c.batch.FeedCursor; fc != nil && (fc.Peer == "" || fc.FeedID == "" || fc.Seq < 0) {
+			return nil, invalidf("apply: artifact feed cursor %+v names no peer, no feed or a negative seq", *fc)
+		}
 		ops += len(c.batch.Ops)
 	}
 	res := make([]ApplyResult, len(cs))
@@ -89,7 +92,7 @@ func (s *Store) ApplyCheckedBatches(ctx context.Context, cs []CheckedBatch) ([]A
 }
 
 // applyChecked writes one validated batch in w: its artifacts, then its
-// ops in order.
+// ops in order, then its feed cursor.
 func (s *Store) applyChecked(w *writeTx, c CheckedBatch, res *ApplyResult) error {
 	for _, a := range c.batch.Artifacts {
 		if err := s.applyArtifact(w, a, res); err != nil {
@@ -100,6 +103,9 @@ func (s *Store) applyChecked(w *writeTx, c CheckedBatch, res *ApplyResult) error
 		if err := s.applyOp(w, op, c.checked[i], res); err != nil {
 			return err
 		}
+	}
+	if fc := c.batch.FeedCursor; fc != nil {
+		return storeFeedCursor(w, *fc)
 	}
 	return nil
 }

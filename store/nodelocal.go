@@ -21,12 +21,17 @@ import (
 // lsnode_quarantine is what this node refused and why, for its operator;
 // a slot an invalid op used up there is found again by the restored
 // node's own apply, since no replica serves that op, so the ops after it
-// chain past the slot. A table added to the schema that holds node-local
-// state is listed here.
+// chain past the slot. lsnode_artifact_feed and its id number the
+// artifacts in the order they reached this node, which peers' cursors
+// point into: emptied, the feed is numbered again under a new id at the
+// next open (artifact_feed.go), and peers read it from the start. The
+// artifact cursors stay: they say how far into each peer's feed the
+// file's own artifacts go, which holds for any copy. A table added to
+// the schema that holds node-local state is listed here.
 //
 // The identity (replica.json, node.key), the tokens, the peer lists and
 // the lock are files beside the database, never in a snapshot's database.
-var NodeLocalTables = []string{"lsnode_quarantine"}
+var NodeLocalTables = []string{"lsnode_quarantine", "lsnode_artifact_feed", "lsnode_artifact_feed_id"}
 
 // PrepareRestored empties the node-local tables of a restored database
 // file that no store has open, and returns what it then holds.
@@ -40,6 +45,13 @@ func PrepareRestored(ctx context.Context, path string) (SnapshotInfo, error) {
 		return SnapshotInfo{}, err
 	}
 	for _, t := range NodeLocalTables {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, t).Scan(&n); err != nil {
+			return SnapshotInfo{}, fmt.Errorf("inspect %s: %w", t, err)
+		}
+		if n == 0 {
+			continue // a file from before the table: the next open creates it
+		}
 		if _, err := db.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 			return SnapshotInfo{}, fmt.Errorf("clear %s: %w", t, err)
 		}

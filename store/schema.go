@@ -189,6 +189,9 @@ CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at)
 	if err := createSignatureTables(ctx, tx); err != nil {
 		return err
 	}
+	if err := createArtifactFeed(ctx, tx); err != nil {
+		return err
+	}
 	if err := indexNewEvents(ctx, tx); err != nil {
 		return err
 	}

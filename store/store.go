@@ -59,6 +59,8 @@ type Store struct {
 	// after a restore (recovery.go).
 	sizes      *logSizes
 	recovering atomic.Bool
+	// feed is the artifact feed's id and top (artifact_feed.go).
+	feed *artifactFeed
 
 	mu struct {
 		sync.Mutex
@@ -239,6 +241,9 @@ func (s *Store) load(ctx context.Context) error {
 	}
 	if err := s.readDB.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM events`).Scan(&s.searched); err != nil {
 		return fmt.Errorf("read newest rowid: %w", err)
+	}
+	if s.feed, err = loadArtifactFeed(ctx, s.readDB); err != nil {
+		return err
 	}
 	writers, err := loadWritersSeen(ctx, s.readDB, s.wall.Now().Add(-sharedNameWindow).UnixMilli())
 	if err != nil {

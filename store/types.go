@@ -64,10 +64,13 @@ type Op struct {
 }
 
 // Batch is what one apply call stores in one transaction: artifacts first,
-// then ops.
+// then ops, then the peer's artifact feed cursor, if any.
 type Batch struct {
 	Artifacts []Artifact
 	Ops       []Op
+	// FeedCursor, when set, raises how far into a peer's artifact feed
+	// this node's artifacts go (artifact_feed.go).
+	FeedCursor *FeedCursor
 }
 
 // ApplyResult counts what an apply did.

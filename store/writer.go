@@ -299,6 +299,7 @@ func (s *Store) publish(w *writeTx) {
 		s.fanOutLocked(w.ops)
 	}
 	s.metrics.origins.Set(float64(len(s.mu.vv)))
+	s.feed.committed(w.feedTop)
 }
 
 // rollback ends a failed batch transaction; after a failed COMMIT SQLite

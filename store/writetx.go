@@ -16,6 +16,7 @@ type writeTx struct {
 	undo      map[string]int64 // previous values of entries changed by the current request (-1: absent)
 	ops       []Op
 	lastRowid int64 // the largest rowid of the events stored; 0 when none
+	feedTop   int64 // the seq of the last artifact feed entry added; 0 when none
 	keyed     bool  // an event stored carries an idempotency key
 	stored    int   // events and artifacts stored
 	// The events stored that may be owed, one per event (owedlag.go,
@@ -30,17 +31,18 @@ type writeTx struct {
 // rowids of events a savepoint undid are taken again by later events.
 type requestMark struct {
 	ops, mayOwe, stored, quarantined int
-	lastRowid                        int64
+	lastRowid, feedTop               int64
 	keyed                            bool
 }
 
-// storeArtifact inserts an artifact and indexes it.
+// storeArtifact inserts an artifact, indexes it and adds it to the
+// artifact feed.
 func (w *writeTx) storeArtifact(a Artifact) error {
 	if err := insertArtifact(w.ctx, w.tx, a); err != nil {
 		return err
 	}
 	w.stored++
-	return nil
+	return w.feedArtifact(a.ID)
 }
 
 // storeEvent inserts a local event, sets its local seq and records its
@@ -115,7 +117,7 @@ func (w *writeTx) rollbackRequest(m requestMark) {
 	w.ops = w.ops[:m.ops]
 	w.mayOwe = w.mayOwe[:m.mayOwe]
 	w.quarantined = w.quarantined[:m.quarantined]
-	w.stored, w.lastRowid, w.keyed = m.stored, m.lastRowid, m.keyed
+	w.stored, w.lastRowid, w.feedTop, w.keyed = m.stored, m.lastRowid, m.feedTop, m.keyed
 }
 
 // run runs req's function; a failed request's in-memory effects (version
@@ -124,7 +126,7 @@ func (w *writeTx) rollbackRequest(m requestMark) {
 func (w *writeTx) run(req *writeReq) error {
 	w.undo = map[string]int64{}
 	mark := requestMark{ops: len(w.ops), mayOwe: len(w.mayOwe), quarantined: len(w.quarantined),
-		stored: w.stored, lastRowid: w.lastRowid, keyed: w.keyed}
+		stored: w.stored, lastRowid: w.lastRowid, feedTop: w.feedTop, keyed: w.keyed}
 	err := req.fn(w)
 	if err != nil {
 		w.rollbackRequest(mark)

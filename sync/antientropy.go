@@ -34,6 +34,7 @@ func (l *Link) maybeRound(now time.Time) []*pb.Frame {
 		Hash:        Digest(l.roundVV),
 		OffsetNanos: int64(l.clock.offset),
 		Follow:      l.caughtUp,
+		ArtifactTop: l.artifactTop(),
 	}}}}
 }
 
@@ -48,31 +49,35 @@ func (l *Link) onDigest(d *pb.Digest, now time.Time) []*pb.Frame {
 	if l.obs != nil {
 		l.obs.Round(match)
 	}
+	pull := l.noteArtifactTop(d.GetArtifactTop(), now)
 	if !match {
-		return []*pb.Frame{l.vector(d.GetRound(), local, true, now)}
+		return append([]*pb.Frame{l.vector(d.GetRound(), local, true, now)}, pull...)
 	}
 	// The peer's vector equals ours: it holds all we hold.
 	raiseMap(l.peerHas, local)
 	l.caughtUp = true
 	l.lastSync = now
-	return []*pb.Frame{{Kind: &pb.Frame_DigestReply{DigestReply: &pb.DigestReply{
+	return append([]*pb.Frame{{Kind: &pb.Frame_DigestReply{DigestReply: &pb.DigestReply{
 		Round:         d.GetRound(),
 		SentUnixNanos: now.UnixNano(),
 		Follow:        true,
-	}}}}
+		ArtifactTop:   l.artifactTop(),
+	}}}}, pull...)
 }
 
 // onDigestReply ends this end's round: the vectors matched.
-func (l *Link) onDigestReply(r *pb.DigestReply, now time.Time) {
+func (l *Link) onDigestReply(r *pb.DigestReply, now time.Time) []*pb.Frame {
 	l.peerFollows = r.GetFollow()
+	pull := l.noteArtifactTop(r.GetArtifactTop(), now)
 	if !l.roundActive || r.GetRound() != l.round {
-		return
+		return pull
 	}
 	l.roundActive = false
 	l.measure(l.roundSent.UnixNano(), r.GetSentUnixNanos(), now)
 	raiseMap(l.peerHas, l.roundVV)
 	l.caughtUp = true
 	l.lastSync = now
+	return pull
 }
 
 // onVector takes the peer's vector: answer it with ours if asked, and pull
@@ -91,7 +96,7 @@ func (l *Link) onVector(v *pb.Vector, now time.Time) []*pb.Frame {
 		l.caughtUp = true
 		l.lastSync = now
 	}
-	var out []*pb.Frame
+	out := l.noteArtifactTop(v.GetArtifactTop(), now)
 	if v.GetReply() {
 		out = append(out, l.vector(v.GetRound(), local, false, now))
 	}
@@ -126,6 +131,7 @@ func (l *Link) vector(round uint64, vv map[string]int64, reply bool, now time.Ti
 		SentUnixNanos: now.UnixNano(),
 		Follow:        l.caughtUp,
 		DirectOrigins: l.directOrigins(),
+		ArtifactTop:   l.artifactTop(),
 	}}}
 }
 

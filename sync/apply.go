@@ -98,7 +98,8 @@ func (l *Link) checkIntegrity(ctx context.Context, b *pb.Batch) (store.Batch, in
 			return store.Batch{}, 0, err
 		}
 	}
-	ops, heldBack, err := in.Check(ctx, batch.Ops, batch.Artifacts, l.log.VersionVector(), l.takePreverified(b))
+	arts := append(batch.Artifacts, l.art.queuedFor(batch.Ops, batch.Artifacts)...)
+	ops, heldBack, err := in.Check(ctx, batch.Ops, arts, l.log.VersionVector(), l.takePreverified(b))
 	if err != nil {
 		return store.Batch{}, 0, fmt.Errorf("check integrity of a batch from %s: %w", l.peer, err)
 	}

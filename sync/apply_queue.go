@@ -1,6 +1,7 @@
 package lssync
 
 import (
+	"context"
 	"time"
 
 	pb "github.com/lsnode/lsnode/proto/lsnode/v1"
@@ -32,12 +33,17 @@ type QueuedBatch struct {
 	batch   store.Batch
 	pullID  uint64 // 0 for a push
 	wireOps int    // ops in the received batch (error texts)
+	// feed: artifacts or a cursor of the peer's artifact feed
+	// (artifact_pull.go); pullID is then the page's.
+	feed bool
 }
 
 // Batch is what to hand to the Log's ApplyBatch.
 func (j *QueuedBatch) Batch() store.Batch { return j.batch }
 
-func (j *QueuedBatch) empty() bool { return len(j.batch.Ops) == 0 && len(j.batch.Artifacts) == 0 }
+func (j *QueuedBatch) empty() bool {
+	return len(j.batch.Ops) == 0 && len(j.batch.Artifacts) == 0 && j.batch.FeedCursor == nil
+}
 
 // Path is how the batch came: "push", or "pull" for a pull answer.
 func (j *QueuedBatch) Path() string {
@@ -68,6 +74,9 @@ func (l *Link) queue(job *QueuedBatch) {
 			raise(l.queuedTop, op.Event.OriginReplica, op.Event.OriginSeq)
 		}
 	}
+	for _, art := range job.batch.Artifacts {
+		l.art.queue(art)
+	}
 }
 
 // TakeQueued returns the batches queued since the last call, in order
@@ -81,12 +90,20 @@ func (l *Link) TakeQueued() []*QueuedBatch {
 // Stored takes the store's answer to a batch from TakeQueued and returns
 // the frames to send. A non-nil error (the store failed) ends the
 // session, as it does for a batch applied in Handle.
-func (l *Link) Stored(job *QueuedBatch, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
+func (l *Link) Stored(ctx context.Context, job *QueuedBatch, res store.ApplyResult, err error, now time.Time) ([]*pb.Frame, error) {
 	l.applying--
 	if l.applying == 0 {
 		l.queuedTop = nil // stored, or failed and to be pulled again
 	}
-	out, err := l.applied(job, res, err, now)
+	for _, art := range job.batch.Artifacts {
+		l.art.unqueue(art.ID)
+	}
+	var out []*pb.Frame
+	if job.feed {
+		out, err = l.artifactsStored(ctx, job, res, err, now)
+	} else {
+		out, err = l.applied(job, res, err, now)
+	}
 	if err != nil || !l.ready {
 		return out, err
 	}

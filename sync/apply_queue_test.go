@@ -97,7 +97,7 @@ func (p *behindPair) storeNext() {
 	job := p.jobs[0]
 	p.jobs = p.jobs[1:]
 	res, err := p.dst.ApplyBatch(context.Background(), job.batch)
-	out, err := p.puller.Stored(job, res, err, queueT0)
+	out, err := p.puller.Stored(context.Background(), job, res, err, queueT0)
 	if err != nil {
 		p.t.Fatal(err)
 	}

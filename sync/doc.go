@@ -15,8 +15,9 @@
 // from its seed. Besides Link the package holds what it needs: the
 // version-vector digest (digest.go), the conversion between store ops and
 // wire frames (convert.go), the batcher that answers pulls (serve.go) and
-// the interfaces it is given: Log, Integrity (sync/integrity) and
-// Observer (its measurements). internal/importrules holds it to that: it
+// the interfaces it is given: Log (and ArtifactFeed, when the Log keeps
+// one), Integrity (sync/integrity) and Observer (its measurements); the
+// artifact feed's part of the protocol is in artifact_*.go. internal/importrules holds it to that: it
 // imports no net, net/http, os or gRPC package, directly or through what
 // it links (the standard library and the store aside), and calls no
 // clock and starts no goroutine.
@@ -59,20 +60,29 @@
 //     sender has a session with (direct_origins, Link.SetDirect); their ops
 //     are not relayed to it, so in a full mesh each op reaches each node
 //     once.
+//  5. Artifacts. When both Hellos name the artifact_feed feature, each end
+//     reads the other's artifact feed (every artifact the peer holds, in
+//     arrival order) after a cursor it keeps per peer: a page names
+//     entries without content, the end asks for those it lacks, stores
+//     them and then the cursor. Artifacts put on a node are pushed as
+//     they commit, and round frames tell each end's feed top, so
+//     artifacts replicate without waiting for an event to name them
+//     (artifact_feed.go).
 //
 // # Guarantees
 //
 //   - Convergence: once two connected nodes stop receiving new ops, a
 //     round finds every difference and the pulls close it; with any
-//     connected topology every node ends with the same op set.
+//     connected topology every node ends with the same op set, and, when
+//     every node keeps an artifact feed, the same artifact set.
 //   - Safety under loss, duplication and reordering: every frame is either
 //     idempotent (batches, vectors) or tagged with a round or pull id and
 //     ignored when stale; the Log applies an op only when it extends the
 //     origin's prefix (PrevSeq), so no order of arrival creates a hole.
-//   - Bounded work: one round and one pull in flight per link; a pull
-//     answer holds at most PullWindow batches and about
-//     PullWindow*BatchBytes, and a puller holds at most two windows not
-//     yet stored.
+//   - Bounded work: one round, one pull and one page of the artifact feed
+//     in flight per link; a pull answer holds at most PullWindow batches
+//     and about PullWindow*BatchBytes, as does the answer to an artifact
+//     get, and a puller holds at most two windows not yet stored.
 //   - Clock offset: measured at the handshake and every round; beyond
 //     MaxClockOffset it is logged, given to the Observer and shown in
 //     LinkStatus. The ops are stored anyway and the local clock is never

@@ -30,6 +30,7 @@ func (l *Link) hello(now time.Time, echo int64) *pb.Frame {
 	if l.cfg.Integrity != nil {
 		h.PublicKey = l.cfg.Integrity.PublicKey()
 	}
+	l.helloFeatures(h)
 	return &pb.Frame{Kind: &pb.Frame_Hello{Hello: h}}
 }
 
@@ -50,10 +51,14 @@ func (l *Link) onHello(ctx context.Context, h *pb.Hello, now time.Time) ([]*pb.F
 		}
 	}
 	l.peer = h.GetReplicaId()
+	if err := l.initArtifacts(ctx, h); err != nil {
+		return nil, err
+	}
 	l.ready = true
 	if !l.dialer {
 		return []*pb.Frame{l.hello(now, h.GetSentUnixNanos())}, nil
 	}
+	l.art.peerReady = true // the listener answers once its end is done
 	l.measure(h.GetEchoUnixNanos(), h.GetSentUnixNanos(), now)
 	confirm := l.hello(now, 0)
 	confirm.GetHello().MeasuredOffsetNanos = int64(l.clock.offset)

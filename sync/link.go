@@ -78,6 +78,8 @@ type Link struct {
 	jobs      []*QueuedBatch
 	applying  int
 	queuedTop map[string]int64
+
+	art artifactLink // the artifact feed (artifact_feed.go)
 }
 
 // pullState tracks the one pull a link has in flight (and, when batches
@@ -119,7 +121,7 @@ func NewLink(cfg Config, log Log, dialer bool) *Link {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Link{
+	l := &Link{
 		cfg:     cfg,
 		log:     log,
 		self:    log.ReplicaID(),
@@ -128,6 +130,8 @@ func NewLink(cfg Config, log Log, dialer bool) *Link {
 		peerHas: map[string]int64{},
 		sent:    map[string]int64{},
 	}
+	l.art.feed, _ = log.(ArtifactFeed)
+	return l
 }
 
 // Handle processes one received frame. A non-nil error ends the session:
@@ -140,6 +144,7 @@ func (l *Link) Handle(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Fr
 	if !l.ready {
 		return nil, fmt.Errorf("%w: %s frame before the handshake", ErrProtocol, FrameKind(f))
 	}
+	l.art.peerReady = true
 	follows := l.peerFollows
 	out, err := l.dispatch(ctx, f, now)
 	if err != nil {
@@ -160,16 +165,33 @@ func (l *Link) dispatch(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.
 	case *pb.Frame_Digest:
 		return l.onDigest(k.Digest, now), nil
 	case *pb.Frame_DigestReply:
-		l.onDigestReply(k.DigestReply, now)
-		return nil, nil
+		return l.onDigestReply(k.DigestReply, now), nil
 	case *pb.Frame_Vector:
 		return l.onVector(k.Vector, now), nil
 	case *pb.Frame_Pull:
 		return l.onPull(ctx, k.Pull)
 	case *pb.Frame_Batch:
 		return l.onBatch(ctx, k.Batch, now)
+	case *pb.Frame_ArtifactPull, *pb.Frame_ArtifactPage, *pb.Frame_ArtifactGet, *pb.Frame_ArtifactBatch:
+		if err := l.artifactFrame(f); err != nil {
+			return nil, err
+		}
+		return l.dispatchArtifact(ctx, f, now)
 	default:
 		return nil, fmt.Errorf("%w: empty frame", ErrProtocol)
+	}
+}
+
+func (l *Link) dispatchArtifact(ctx context.Context, f *pb.Frame, now time.Time) ([]*pb.Frame, error) {
+	switch k := f.GetKind().(type) {
+	case *pb.Frame_ArtifactPull:
+		return l.onArtifactPull(ctx, k.ArtifactPull)
+	case *pb.Frame_ArtifactPage:
+		return l.onArtifactPage(ctx, k.ArtifactPage, now)
+	case *pb.Frame_ArtifactGet:
+		return l.onArtifactGet(ctx, k.ArtifactGet)
+	default:
+		return l.onArtifactBatch(ctx, f.GetArtifactBatch(), now)
 	}
 }
 
@@ -192,7 +214,8 @@ func (l *Link) Tick(now time.Time) ([]*pb.Frame, error) {
 	if l.dialer && !now.Before(l.nextRound) {
 		l.needRound = true
 	}
-	return append(l.pullLate(now), l.maybeRound(now)...), nil
+	out := append(l.pullLate(now), l.maybeRound(now)...)
+	return append(out, l.tickArtifacts(now)...), nil
 }
 
 // Lagged tells the link that committed ops were not offered to Local (a
@@ -256,6 +279,14 @@ func FrameKind(f *pb.Frame) string {
 		return "pull"
 	case *pb.Frame_Batch:
 		return "batch"
+	case *pb.Frame_ArtifactPull:
+		return "artifact_pull"
+	case *pb.Frame_ArtifactPage:
+		return "artifact_page"
+	case *pb.Frame_ArtifactGet:
+		return "artifact_get"
+	case *pb.Frame_ArtifactBatch:
+		return "artifact_batch"
 	default:
 		return "empty"
 	}

@@ -18,11 +18,11 @@ const (
 )
 
 // FuzzReplicationFrame hands any protobuf bytes that decode as a Frame to
-// the accepting end of a session, after a valid handshake, over a real
-// store: the link either answers (with frames that encode) or ends the
-// session with a protocol or handshake error, never a storage error; the
-// store only ever names valid origins and gains at most one event per op
-// sent.
+// the accepting end of a session, after a valid handshake that offers the
+// artifact feed, over a real store: the link either answers (with frames
+// that encode) or ends the session with a protocol or handshake error,
+// never a storage error; the store only ever names valid origins and
+// gains at most one event per op sent.
 func FuzzReplicationFrame(f *testing.F) {
 	op := func(seq int64, prev int64, hlc string) *pb.Op {
 		return &pb.Op{Id: "evt_x" + hlc, OriginReplica: fuzzLinkPeer, OriginSeq: seq, PrevSeq: prev,
@@ -39,6 +39,12 @@ func FuzzReplicationFrame(f *testing.F) {
 		{Kind: &pb.Frame_Digest{Digest: &pb.Digest{Round: 7, Hash: make([]byte, 64), OffsetNanos: -1 << 62}}},
 		{Kind: &pb.Frame_DigestReply{DigestReply: &pb.DigestReply{Round: 7, Follow: true}}},
 		{Kind: &pb.Frame_Hello{Hello: &pb.Hello{ClusterId: "other", ProtocolVersion: 9, ReplicaId: fuzzLinkSelf}}},
+		{Kind: &pb.Frame_ArtifactPull{ArtifactPull: &pb.ArtifactPull{Id: 1, FeedId: "feed", AfterSeq: -3}}},
+		{Kind: &pb.Frame_ArtifactPage{ArtifactPage: &pb.ArtifactPage{PullId: 1, AfterSeq: 4, LastSeq: 2,
+			Refs: []*pb.ArtifactRef{{Id: "art_1", SizeBytes: -1}, {Id: ""}}}}},
+		{Kind: &pb.Frame_ArtifactGet{ArtifactGet: &pb.ArtifactGet{Id: 2, Ids: []string{"", "art_1", " x "}}}},
+		{Kind: &pb.Frame_ArtifactBatch{ArtifactBatch: &pb.ArtifactBatch{FeedTop: 1 << 62,
+			Artifacts: []*pb.Artifact{{Id: "art_2", Kind: "note", Content: "b", Sha256: "00", SizeBytes: 7}}}}},
 		{},
 	} {
 		b, err := proto.Marshal(fr)
@@ -63,7 +69,8 @@ func FuzzReplicationFrame(f *testing.F) {
 		l := lssync.NewLink(cfg, lssync.StoreLog(st), false)
 		l.Open(t0)
 		hello := &pb.Frame{Kind: &pb.Frame_Hello{Hello: &pb.Hello{ClusterId: "c", ProtocolVersion: lssync.ProtocolVersion,
-			ReplicaId: fuzzLinkPeer, SentUnixNanos: t0.UnixNano()}}}
+			ReplicaId: fuzzLinkPeer, SentUnixNanos: t0.UnixNano(),
+			Features: []string{lssync.FeatureArtifactFeed}, ArtifactFeedId: "feed"}}}
 		if _, err := l.Handle(ctx, hello, t0); err != nil {
 			t.Fatalf("handshake: %v", err)
 		}

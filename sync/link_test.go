@@ -24,6 +24,14 @@ func fixedWall() time.Time { return t0 }
 func pump(t *testing.T, a, b *lssync.Link, out []*pb.Frame, now time.Time) map[string]int {
 	t.Helper()
 	bytes := map[string]int{}
+	pumpEach(t, a, b, out, now, func(_ int, f *pb.Frame) { bytes[lssync.FrameKind(f)] += proto.Size(f) })
+	return bytes
+}
+
+// pumpEach is pump calling seen with every frame before it is delivered,
+// and the side that sent it (0: a, 1: b).
+func pumpEach(t *testing.T, a, b *lssync.Link, out []*pb.Frame, now time.Time, seen func(from int, f *pb.Frame)) {
+	t.Helper()
 	links := [2]*lssync.Link{a, b}
 	queue := [2][]*pb.Frame{out, nil} // frames to deliver to the other side
 	for len(queue[0])+len(queue[1]) > 0 {
@@ -31,7 +39,7 @@ func pump(t *testing.T, a, b *lssync.Link, out []*pb.Frame, now time.Time) map[s
 			frames := queue[from]
 			queue[from] = nil
 			for _, f := range frames {
-				bytes[lssync.FrameKind(f)] += proto.Size(f)
+				seen(from, f)
 				reply, err := links[1-from].Handle(context.Background(), f, now)
 				if err != nil {
 					t.Fatalf("handle %s: %v", lssync.FrameKind(f), err)
@@ -40,7 +48,6 @@ func pump(t *testing.T, a, b *lssync.Link, out []*pb.Frame, now time.Time) map[s
 			}
 		}
 	}
-	return bytes
 }
 
 // logWithOrigins returns a log holding one op of each of n origins.

@@ -118,10 +118,19 @@ func (b *batcher) rotate() {
 
 // add appends op, preceded by the artifacts it names that the batch does
 // not carry yet, and closes the batch once it is full. An artifact the
-// sender does not hold is left out: the receiver defers the op.
+// sender does not hold is left out: the receiver defers the op. A push
+// leaves out an artifact pushed on this session already (artifact_dedup.go).
 func (b *batcher) add(ctx context.Context, op store.Op) error {
+	push, signHere := b.pullID == 0, false
 	for _, id := range op.Event.ArtifactIDs {
 		if b.curArts[id] {
+			continue
+		}
+		if sha, ok := b.l.art.pushedBefore(id); push && ok {
+			if b.l.cfg.Integrity != nil {
+				b.noteDigest(id, sha)
+				signHere = true
+			}
 			continue
 		}
 		a, err := b.l.log.GetArtifact(ctx, id)
@@ -138,10 +147,13 @@ func (b *batcher) add(ctx context.Context, op store.Op) error {
 		b.cur.Artifacts = append(b.cur.Artifacts, w)
 		b.curBytes += proto.Size(w)
 		b.curArts[id] = true
+		if push {
+			b.l.art.notePushed(id, a.SHA256)
+		}
 	}
 	w := OpToWire(op)
 	if b.l.cfg.Integrity != nil && op.Event.OriginReplica == b.l.self && len(w.Signature) == 0 {
-		if !b.l.deferSign {
+		if !b.l.deferSign || signHere {
 			b.toSign = append(b.toSign, w)
 		}
 		b.curBytes += 64 // the signature added before the frame leaves
@@ -162,9 +174,7 @@ func (b *batcher) finish() []*pb.Frame {
 		b.rotate()
 	}
 	if in := b.l.cfg.Integrity; in != nil {
-		if !b.l.deferSign {
-			in.SignAll(b.toSign, b.digests)
-		}
+		in.SignAll(b.toSign, b.digests) // with SignInWriter, only what the writer cannot sign
 		for _, f := range b.done {
 			addOriginKeys(in, f.GetBatch(), b.l.self)
 		}

@@ -29,7 +29,7 @@ var simReplies = []string{"applied", "claimed", "claimed", "ready"}
 
 // storeLog is a real store.Store driven by the simulation.
 type storeLog struct {
-	lssync.Log
+	feedLog
 	st  *store.Store
 	rng *rand.Rand
 }
@@ -57,6 +57,31 @@ func (s storeLog) appendEvent(body string, artifact bool) (store.Event, error) {
 	}
 	w, err := s.st.Append(ctx, in)
 	return w.Event, err
+}
+
+func (s storeLog) putArtifact(content string) (string, error) {
+	w, err := s.st.PutArtifact(context.Background(), store.ArtifactInput{Kind: "note", Content: content, CreatedBy: "sim"})
+	if err != nil {
+		return "", err
+	}
+	return w.Artifact.ID, nil
+}
+
+// artifactIDs lists the artifacts held, by feed, sorted.
+func (s storeLog) artifactIDs() ([]string, error) {
+	var ids []string
+	after := int64(0)
+	for {
+		page, err := s.st.ArtifactFeedAfter(context.Background(), after, 500)
+		if err != nil || len(page) == 0 {
+			slices.Sort(ids)
+			return ids, err
+		}
+		for _, e := range page {
+			ids = append(ids, e.ID)
+			after = e.Seq
+		}
+	}
 }
 
 func (s storeLog) opsOf(origin string) ([]store.Op, error) {
@@ -101,7 +126,7 @@ func storeLogs(t *testing.T, dir string, seed uint64) logFactory {
 			return nil, err
 		}
 		t.Cleanup(func() { st.Close() })
-		return storeLog{Log: lssync.StoreLog(st), st: st, rng: rand.New(rand.NewPCG(seed, uint64(len(name))))}, nil
+		return storeLog{feedLog: lssync.StoreLog(st).(feedLog), st: st, rng: rand.New(rand.NewPCG(seed, uint64(len(name))))}, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package lssync_test
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,8 +33,9 @@ func simSeeds() []uint64 {
 }
 
 // TestSimulation_Converges drives 3-7 nodes through random appends,
-// partitions, heals, restarts, lossy links and skewed clocks, then heals
-// everything and checks the invariants on every node.
+// artifacts put without events, partitions, heals, restarts, lossy links
+// and skewed clocks, then heals everything and checks the invariants on
+// every node.
 func TestSimulation_Converges(t *testing.T) {
 	for _, seed := range simSeeds() {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -56,9 +58,17 @@ type logFactory func(net *simnet.Network, name string) (simLog, error)
 type simLog interface {
 	lssync.Log
 	appendEvent(body string, artifact bool) (store.Event, error)
+	putArtifact(content string) (string, error)
+	artifactIDs() ([]string, error)
 	opsOf(origin string) ([]store.Op, error)
 	quarantined() ([]string, error)
 	close() error
+}
+
+// feedLog is a Log with an artifact feed, as the scenario's logs are.
+type feedLog interface {
+	lssync.Log
+	lssync.ArtifactFeed
 }
 
 type memLog struct{ *simnet.MemLog }
@@ -66,9 +76,11 @@ type memLog struct{ *simnet.MemLog }
 func (m memLog) appendEvent(body string, artifact bool) (store.Event, error) {
 	return m.Append(body, artifact), nil
 }
-func (m memLog) opsOf(origin string) ([]store.Op, error) { return m.Ops(origin), nil }
-func (m memLog) quarantined() ([]string, error)          { return m.Quarantined(), nil }
-func (m memLog) close() error                            { return nil }
+func (m memLog) putArtifact(content string) (string, error) { return m.PutArtifact(content).ID, nil }
+func (m memLog) artifactIDs() ([]string, error)             { return m.Artifacts(), nil }
+func (m memLog) opsOf(origin string) ([]store.Op, error)    { return m.Ops(origin), nil }
+func (m memLog) quarantined() ([]string, error)             { return m.Quarantined(), nil }
+func (m memLog) close() error                               { return nil }
 
 func memLogs(net *simnet.Network, name string) (simLog, error) {
 	return memLog{simnet.NewMemLog(name, func() time.Time { return net.NodeNow(name) })}, nil
@@ -83,6 +95,7 @@ type scenario struct {
 	factory logFactory
 	reopen  bool // restarts close and reopen the log
 	acked   map[string]store.Event
+	arts    map[string]bool // every artifact acknowledged: put alone or with an event
 	steps   int
 	events  map[string]int
 }
@@ -114,7 +127,7 @@ func newScenarioWith(seed uint64, factory logFactory, integrity func(string, lss
 	})
 	return &scenario{
 		seed: seed, net: net, rng: rng, logs: map[string]simLog{}, factory: factory,
-		acked: map[string]store.Event{}, steps: 300, events: map[string]int{},
+		acked: map[string]store.Event{}, arts: map[string]bool{}, steps: 300, events: map[string]int{},
 	}
 }
 
@@ -186,7 +199,24 @@ func (sc *scenario) step() error {
 		sc.events["link_faults"]++
 		other := sc.names[sc.rng.IntN(len(sc.names))]
 		sc.net.SetLinkFaults(name, other, sc.randomFaults(0.6))
+	case p < 96:
+		return sc.putOn(name)
 	}
+	return nil
+}
+
+// putOn puts an artifact that no event names.
+func (sc *scenario) putOn(name string) error {
+	if !sc.net.Up(name) {
+		return nil
+	}
+	sc.events["put"]++
+	id, err := sc.logs[name].putArtifact(fmt.Sprintf("artifact %d put on %s", sc.events["put"], name))
+	if err != nil {
+		return fmt.Errorf("put on %s: %w", name, err)
+	}
+	sc.arts[id] = true
+	sc.net.Flush(name)
 	return nil
 }
 
@@ -208,6 +238,9 @@ func (sc *scenario) appendOn(name string) error {
 		return fmt.Errorf("append on %s: %w", name, err)
 	}
 	sc.acked[e.ID] = e
+	for _, id := range e.ArtifactIDs {
+		sc.arts[id] = true
+	}
 	sc.net.Flush(name)
 	return nil
 }
@@ -237,7 +270,7 @@ func (sc *scenario) restart(name string) error {
 }
 
 // settle heals everything, keeps mild faults, and runs until every node
-// holds the same version vector.
+// holds the same version vector and the same artifacts.
 func (sc *scenario) settle() error {
 	sc.net.HealAll()
 	sc.net.ClearLinkFaults()
@@ -254,8 +287,15 @@ func (sc *scenario) settle() error {
 
 func (sc *scenario) converged() bool {
 	first := sc.logs[sc.names[0]].VersionVector()
+	arts, err := sc.logs[sc.names[0]].artifactIDs()
+	if err != nil {
+		return false
+	}
 	for _, name := range sc.names[1:] {
 		if !mapsEqual(first, sc.logs[name].VersionVector()) {
+			return false
+		}
+		if held, err := sc.logs[name].artifactIDs(); err != nil || !slices.Equal(held, arts) {
 			return false
 		}
 	}
@@ -277,14 +317,15 @@ func mapsEqual(a, b map[string]int64) bool {
 func (sc *scenario) vectors() string {
 	s := ""
 	for _, name := range sc.names {
-		s += fmt.Sprintf("\n  %s: %v", name, sc.logs[name].VersionVector())
+		arts, _ := sc.logs[name].artifactIDs()
+		s += fmt.Sprintf("\n  %s: %v, %d artifacts", name, sc.logs[name].VersionVector(), len(arts))
 	}
 	return s
 }
 
 // verify checks, on every node: the same ops byte for byte per origin,
 // every acknowledged append exactly once, HLC increasing per origin,
-// nothing quarantined.
+// exactly the acknowledged artifacts, nothing quarantined.
 func (sc *scenario) verify() error {
 	ref := sc.names[0]
 	for _, name := range sc.names {
@@ -327,6 +368,14 @@ func (sc *scenario) verifyNode(name, ref string) error {
 	}
 	if len(seen) != len(sc.acked) {
 		return fmt.Errorf("holds %d events, %d were acknowledged", len(seen), len(sc.acked))
+	}
+	arts, err := l.artifactIDs()
+	if err != nil {
+		return err
+	}
+	want := slices.Sorted(maps.Keys(sc.arts))
+	if !slices.Equal(arts, want) {
+		return fmt.Errorf("holds %d artifacts, want the %d acknowledged: %v", len(arts), len(want), arts)
 	}
 	return nil
 }

@@ -8,7 +8,8 @@
 //     configured peer (client.go: redial with jittered backoff,
 //     keepalive), inbound sessions through RegisterGRPC (server.go), and
 //     one Log subscription fanned out for live push to one session per
-//     peer (push.go).
+//     peer (push.go); the commits that add to the Log's artifact feed
+//     wake the same sessions, which push the new artifacts.
 //   - A session (session.go) drives one Link: a reader feeding a bounded
 //     inbox, a writer draining a byte-bounded outbox (outbox.go), and an
 //     applier storing the batches the Link queues, in order, several in

@@ -10,8 +10,9 @@ import (
 )
 
 // outbox is a session's send queue, bounded in bytes. The session loop
-// never blocks on it: a pushed batch that does not fit is refused (the
-// peer will pull it), any other frame is queued (the protocol bounds them:
+// never blocks on it: a pushed batch (of ops, or of artifacts from the
+// feed) that does not fit is refused (the peer will pull it), any other
+// frame is queued (the protocol bounds them:
 // one pull answer of PullWindow batches, a few control frames) up to twice
 // the limit, past which the peer counts as stalled.
 type outbox struct {
@@ -95,7 +96,14 @@ func (o *outbox) stalledSince(now time.Time, d time.Duration) bool {
 	return len(o.mu.frames) > 0 && now.Sub(o.mu.progress) > d
 }
 
+// isPush reports whether f is pushed (an op batch or artifacts pushed
+// from the feed): what a round repairs when it is dropped.
 func isPush(f *pb.Frame) bool {
-	b, ok := f.GetKind().(*pb.Frame_Batch)
-	return ok && b.Batch.GetPullId() == 0
+	switch k := f.GetKind().(type) {
+	case *pb.Frame_Batch:
+		return k.Batch.GetPullId() == 0
+	case *pb.Frame_ArtifactBatch:
+		return k.ArtifactBatch.GetGetId() == 0
+	}
+	return false
 }

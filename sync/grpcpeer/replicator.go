@@ -300,13 +300,25 @@ func (r *Replicator) track(s *session, add bool) {
 
 // fanOut hands every committed op list to every push session
 // (pushSessions) without blocking. If the subscription lags it resubscribes and tells every
-// session to ask its peer for a round.
+// session to ask its peer for a round. When the log keeps an artifact
+// feed, each commit that adds to it wakes the push sessions too, which
+// push the new artifacts (Link.LocalArtifacts).
 func (r *Replicator) fanOut(sub lssync.Subscription) {
 	defer func() { sub.Close() }()
+	feed, _ := r.log.(lssync.ArtifactFeed)
+	var added <-chan struct{} // nil without a feed: never ready
+	if feed != nil {
+		added = feed.ArtifactsAdded()
+	}
 	for {
 		select {
 		case <-r.ctx.Done():
 			return
+		case <-added:
+			added = feed.ArtifactsAdded() // before the sessions read the feed: no commit is missed
+			for _, s := range r.pushSessions() {
+				s.offerArtifacts()
+			}
 		case ops, ok := <-sub.C():
 			if !ok {
 				if !sub.Lagged() {

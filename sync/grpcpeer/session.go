@@ -42,6 +42,7 @@ type session struct {
 	lists  [][]store.Op    // moreLocal's result, owned by the loop
 	lagged atomic.Bool     // local ops were dropped for this session
 	kick   chan struct{}
+	feed   chan struct{} // the artifact feed grew: push what it added (Link.LocalArtifacts)
 	status atomic.Pointer[lssync.LinkStatus]
 	order  uint64 // when it was tracked, for Replicator.pushSessions; set under Replicator.mu
 }
@@ -56,6 +57,7 @@ func (r *Replicator) newSession(dir, addr string, stream frameStream) *session {
 		out:    newOutbox(r.cfg.OutboxBytes),
 		local:  make(chan []store.Op, r.cfg.LocalQueue),
 		kick:   make(chan struct{}, 1),
+		feed:   make(chan struct{}, 1),
 	}
 	s.status.Store(&lssync.LinkStatus{})
 	if r.m != nil {
@@ -95,6 +97,15 @@ func (s *session) moreLocal(ops []store.Op) [][]store.Op {
 		}
 	}
 	return s.lists
+}
+
+// offerArtifacts tells the session that the artifact feed grew, without
+// blocking: one signal stands for any number of commits.
+func (s *session) offerArtifacts() {
+	select {
+	case s.feed <- struct{}{}:
+	default:
+	}
 }
 
 func (s *session) markLagged() {
@@ -140,7 +151,7 @@ func (s *session) run(ctx context.Context) error {
 		case err = <-writeErr:
 			return err
 		case done := <-applier.done:
-			out, err = s.link.Stored(done.job.queued, done.res, done.err, s.now())
+			out, err = s.link.Stored(ctx, done.job.queued, done.res, done.err, s.now())
 		case in := <-frames:
 			f := in.f
 			s.r.m.frame("received", lssync.FrameKind(f), proto.Size(f))
@@ -154,6 +165,8 @@ func (s *session) run(ctx context.Context) error {
 			lists := s.moreLocal(ops)
 			out, err = s.link.Local(ctx, lists...)
 			clear(lists) // the ops are in the frames now
+		case <-s.feed:
+			out, err = s.link.LocalArtifacts(ctx)
 		case <-s.kick:
 		case <-ticker.C:
 			out, err = s.tick()

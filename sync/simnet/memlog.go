@@ -19,7 +19,8 @@ import (
 // origin is a prefix (an op is applied only when its PrevSeq is the held
 // top), duplicates are no-ops, a different op in a held slot or id is
 // quarantined, events wait for the artifacts they name, and artifacts are
-// verified by sha256. Local ops are numbered 1, 2, 3, ...
+// verified by sha256. Local ops are numbered 1, 2, 3, ... It keeps an
+// artifact feed (lssync.ArtifactFeed) as the store does.
 type MemLog struct {
 	mu         sync.Mutex
 	id         string
@@ -31,9 +32,13 @@ type MemLog struct {
 	artifacts  map[string]store.Artifact
 	quarantine []string
 	subs       []*memSub
+	feed       memFeed
 }
 
-var _ lssync.Log = (*MemLog)(nil)
+var (
+	_ lssync.Log          = (*MemLog)(nil)
+	_ lssync.ArtifactFeed = (*MemLog)(nil)
+)
 
 // NewMemLog returns an empty log for replica id; wall is its wall clock.
 func NewMemLog(id string, wall func() time.Time) *MemLog {
@@ -83,7 +88,7 @@ func (m *MemLog) Append(body string, artifact bool) store.Event {
 	}
 	if artifact {
 		a := newArtifact(e.ID, body, m.id)
-		m.artifacts[a.ID] = a
+		m.storeArtifactLocked(a)
 		e.ArtifactIDs = []string{a.ID}
 	}
 	m.storeLocked(e)
@@ -171,6 +176,9 @@ func (m *MemLog) ApplyBatch(_ context.Context, b store.Batch) (store.ApplyResult
 	for _, a := range b.Artifacts {
 		m.applyArtifactLocked(a, &res)
 	}
+	if c := b.FeedCursor; c != nil {
+		m.storeCursorLocked(*c)
+	}
 	var applied []store.Op
 	for _, op := range b.Ops {
 		if m.applyOpLocked(op, &res) {
@@ -191,9 +199,10 @@ func (m *MemLog) applyArtifactLocked(a store.Artifact, res *store.ApplyResult) {
 	sum := sha256.Sum256([]byte(a.Content))
 	if hex.EncodeToString(sum[:]) != a.SHA256 {
 		m.quarantine = append(m.quarantine, "artifact "+a.ID+": sha256 mismatch")
+		res.Quarantined++
 		return
 	}
-	m.artifacts[a.ID] = a
+	m.storeArtifactLocked(a)
 	res.Artifacts++
 }
 

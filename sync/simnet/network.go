@@ -295,13 +295,17 @@ func (n *Network) RunUntil(limit, step time.Duration, cond func() bool) (bool, e
 	return cond(), nil
 }
 
-// Flush offers the ops committed on name since the last flush to its
-// links for push. Call it after appending to a node's log.
+// Flush offers the ops committed on name since the last flush, and the
+// artifacts its feed added, to its links for push. Call it after
+// appending to a node's log or putting an artifact.
 func (n *Network) Flush(name string) {
 	nd := n.nodes[name]
 	if !nd.up {
 		return
 	}
+	n.forLinks(name, func(l *lssync.Link, s *session, side int) ([]*pb.Frame, error) {
+		return l.LocalArtifacts(context.Background())
+	})
 	for {
 		select {
 		case ops, ok := <-nd.sub.C():
@@ -470,7 +474,7 @@ func (n *Network) storeLater(s *session, side int, q *lssync.QueuedBatch) {
 		}
 		who := []string{s.edge.dialer, s.edge.listener}[side]
 		res, err := n.nodes[who].log.ApplyBatch(context.Background(), q.Batch())
-		out, err := s.links[side].Stored(q, res, err, n.NodeNow(who))
+		out, err := s.links[side].Stored(context.Background(), q, res, err, n.NodeNow(who))
 		if err != nil {
 			n.linkError(s, err)
 			return

@@ -39,6 +39,10 @@ type Frame struct {
 	//	*Frame_Vector
 	//	*Frame_Pull
 	//	*Frame_Batch
+	//	*Frame_ArtifactPull
+	//	*Frame_ArtifactPage
+	//	*Frame_ArtifactGet
+	//	*Frame_ArtifactBatch
 	Kind          isFrame_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -135,6 +139,42 @@ func (x *Frame) GetBatch() *Batch {
 	return nil
 }
 
+func (x *Frame) GetArtifactPull() *ArtifactPull {
+	if x != nil {
+		if x, ok := x.Kind.(*Frame_ArtifactPull); ok {
+			return x.ArtifactPull
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetArtifactPage() *ArtifactPage {
+	if x != nil {
+		if x, ok := x.Kind.(*Frame_ArtifactPage); ok {
+			return x.ArtifactPage
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetArtifactGet() *ArtifactGet {
+	if x != nil {
+		if x, ok := x.Kind.(*Frame_ArtifactGet); ok {
+			return x.ArtifactGet
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetArtifactBatch() *ArtifactBatch {
+	if x != nil {
+		if x, ok := x.Kind.(*Frame_ArtifactBatch); ok {
+			return x.ArtifactBatch
+		}
+	}
+	return nil
+}
+
 type isFrame_Kind interface {
 	isFrame_Kind()
 }
@@ -163,6 +203,22 @@ type Frame_Batch struct {
 	Batch *Batch `protobuf:"bytes,6,opt,name=batch,proto3,oneof"`
 }
 
+type Frame_ArtifactPull struct {
+	ArtifactPull *ArtifactPull `protobuf:"bytes,7,opt,name=artifact_pull,json=artifactPull,proto3,oneof"`
+}
+
+type Frame_ArtifactPage struct {
+	ArtifactPage *ArtifactPage `protobuf:"bytes,8,opt,name=artifact_page,json=artifactPage,proto3,oneof"`
+}
+
+type Frame_ArtifactGet struct {
+	ArtifactGet *ArtifactGet `protobuf:"bytes,9,opt,name=artifact_get,json=artifactGet,proto3,oneof"`
+}
+
+type Frame_ArtifactBatch struct {
+	ArtifactBatch *ArtifactBatch `protobuf:"bytes,10,opt,name=artifact_batch,json=artifactBatch,proto3,oneof"`
+}
+
 func (*Frame_Hello) isFrame_Kind() {}
 
 func (*Frame_Digest) isFrame_Kind() {}
@@ -174,6 +230,14 @@ func (*Frame_Vector) isFrame_Kind() {}
 func (*Frame_Pull) isFrame_Kind() {}
 
 func (*Frame_Batch) isFrame_Kind() {}
+
+func (*Frame_ArtifactPull) isFrame_Kind() {}
+
+func (*Frame_ArtifactPage) isFrame_Kind() {}
+
+func (*Frame_ArtifactGet) isFrame_Kind() {}
+
+func (*Frame_ArtifactBatch) isFrame_Kind() {}
 
 // Hello opens a session. Times are Unix nanoseconds of the sender's wall
 // clock; echo_unix_nanos repeats the peer's sent_at so the peer can measure
@@ -191,9 +255,15 @@ type Hello struct {
 	MeasuredRttNanos    int64 `protobuf:"varint,7,opt,name=measured_rtt_nanos,json=measuredRttNanos,proto3" json:"measured_rtt_nanos,omitempty"`
 	// The sender's ed25519 public key (32 bytes), with which it signs its
 	// own ops; empty from a node that does not sign.
-	PublicKey     []byte `protobuf:"bytes,8,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	PublicKey []byte `protobuf:"bytes,8,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
+	// The features the sender speaks (see Features above).
+	Features []string `protobuf:"bytes,9,rep,name=features,proto3" json:"features,omitempty"`
+	// With artifact_feed: the id of the sender's artifact feed, which
+	// changes when the feed is numbered again (after a restore), so that a
+	// position in the old one is not taken for one in the new.
+	ArtifactFeedId string `protobuf:"bytes,10,opt,name=artifact_feed_id,json=artifactFeedId,proto3" json:"artifact_feed_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -282,6 +352,20 @@ func (x *Hello) GetPublicKey() []byte {
 	return nil
 }
 
+func (x *Hello) GetFeatures() []string {
+	if x != nil {
+		return x.Features
+	}
+	return nil
+}
+
+func (x *Hello) GetArtifactFeedId() string {
+	if x != nil {
+		return x.ArtifactFeedId
+	}
+	return ""
+}
+
 // Digest starts an anti-entropy round. hash is a fixed-size hash of the
 // sender's version vector (16 bytes), so an idle round costs the same for
 // any number of origins.
@@ -297,7 +381,11 @@ type Digest struct {
 	OffsetNanos int64 `protobuf:"zigzag64,4,opt,name=offset_nanos,json=offsetNanos,proto3" json:"offset_nanos,omitempty"`
 	// The sender is caught up and wants new ops pushed to it. Every Digest,
 	// DigestReply and Vector restates it, so a lost frame is harmless.
-	Follow        bool `protobuf:"varint,5,opt,name=follow,proto3" json:"follow,omitempty"`
+	Follow bool `protobuf:"varint,5,opt,name=follow,proto3" json:"follow,omitempty"`
+	// With artifact_feed: the sender's artifact feed top (the seq of its
+	// newest entry), so a peer that missed a pushed ArtifactBatch learns
+	// that it has entries to pull. DigestReply and Vector carry it too.
+	ArtifactTop   int64 `protobuf:"varint,6,opt,name=artifact_top,json=artifactTop,proto3" json:"artifact_top,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -360,12 +448,20 @@ func (x *Digest) GetFollow() bool {
 	return false
 }
 
+func (x *Digest) GetArtifactTop() int64 {
+	if x != nil {
+		return x.ArtifactTop
+	}
+	return 0
+}
+
 // DigestReply answers a Digest whose hash matched.
 type DigestReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Round         uint64                 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
 	SentUnixNanos int64                  `protobuf:"varint,3,opt,name=sent_unix_nanos,json=sentUnixNanos,proto3" json:"sent_unix_nanos,omitempty"`
 	Follow        bool                   `protobuf:"varint,4,opt,name=follow,proto3" json:"follow,omitempty"`
+	ArtifactTop   int64                  `protobuf:"varint,5,opt,name=artifact_top,json=artifactTop,proto3" json:"artifact_top,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -421,6 +517,13 @@ func (x *DigestReply) GetFollow() bool {
 	return false
 }
 
+func (x *DigestReply) GetArtifactTop() int64 {
+	if x != nil {
+		return x.ArtifactTop
+	}
+	return 0
+}
+
 // Vector answers a Digest whose hash differed (reply = true asks the peer
 // for its own Vector back), or answers such a Vector (reply = false).
 type Vector struct {
@@ -437,6 +540,7 @@ type Vector struct {
 	// Every Vector restates the whole set; Digest and DigestReply carry
 	// none, so an idle round stays small.
 	DirectOrigins []string `protobuf:"bytes,7,rep,name=direct_origins,json=directOrigins,proto3" json:"direct_origins,omitempty"`
+	ArtifactTop   int64    `protobuf:"varint,8,opt,name=artifact_top,json=artifactTop,proto3" json:"artifact_top,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -511,6 +615,13 @@ func (x *Vector) GetDirectOrigins() []string {
 		return x.DirectOrigins
 	}
 	return nil
+}
+
+func (x *Vector) GetArtifactTop() int64 {
+	if x != nil {
+		return x.ArtifactTop
+	}
+	return 0
 }
 
 // VectorEntry is one origin of a version vector.
@@ -1084,19 +1195,350 @@ func (x *Artifact) GetMetadata() []byte {
 	return nil
 }
 
+// ArtifactPull asks for the entries of the receiver's artifact feed after
+// after_seq, a position in the feed feed_id (the receiver's, from its
+// Hello; with another id the answer starts from the beginning). The
+// answer is one ArtifactPage with this pull id.
+type ArtifactPull struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	FeedId        string                 `protobuf:"bytes,2,opt,name=feed_id,json=feedId,proto3" json:"feed_id,omitempty"`
+	AfterSeq      int64                  `protobuf:"varint,3,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactPull) Reset() {
+	*x = ArtifactPull{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactPull) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactPull) ProtoMessage() {}
+
+func (x *ArtifactPull) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactPull.ProtoReflect.Descriptor instead.
+func (*ArtifactPull) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ArtifactPull) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ArtifactPull) GetFeedId() string {
+	if x != nil {
+		return x.FeedId
+	}
+	return ""
+}
+
+func (x *ArtifactPull) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+// ArtifactPage answers an ArtifactPull: the entries of the sender's feed
+// in (after_seq, last_seq], at most a batch of them, by id and size
+// without their content; more says the feed holds entries after
+// last_seq. The puller asks for those it lacks (ArtifactGet), then holds
+// the feed up to last_seq.
+type ArtifactPage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PullId        uint64                 `protobuf:"varint,1,opt,name=pull_id,json=pullId,proto3" json:"pull_id,omitempty"`
+	AfterSeq      int64                  `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	LastSeq       int64                  `protobuf:"varint,3,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
+	More          bool                   `protobuf:"varint,4,opt,name=more,proto3" json:"more,omitempty"`
+	Refs          []*ArtifactRef         `protobuf:"bytes,5,rep,name=refs,proto3" json:"refs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactPage) Reset() {
+	*x = ArtifactPage{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactPage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactPage) ProtoMessage() {}
+
+func (x *ArtifactPage) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactPage.ProtoReflect.Descriptor instead.
+func (*ArtifactPage) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ArtifactPage) GetPullId() uint64 {
+	if x != nil {
+		return x.PullId
+	}
+	return 0
+}
+
+func (x *ArtifactPage) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+func (x *ArtifactPage) GetLastSeq() int64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
+func (x *ArtifactPage) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
+}
+
+func (x *ArtifactPage) GetRefs() []*ArtifactRef {
+	if x != nil {
+		return x.Refs
+	}
+	return nil
+}
+
+// ArtifactRef names an artifact of a feed.
+type ArtifactRef struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	SizeBytes     int64                  `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactRef) Reset() {
+	*x = ArtifactRef{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactRef) ProtoMessage() {}
+
+func (x *ArtifactRef) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactRef.ProtoReflect.Descriptor instead.
+func (*ArtifactRef) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ArtifactRef) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ArtifactRef) GetSizeBytes() int64 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+// ArtifactGet asks for the content of artifacts. The answer is a run of
+// ArtifactBatch frames with this get id, the last one with last = true;
+// it may stop short of the ids asked (about a pull window of bytes), and
+// leaves out an artifact the sender does not hold.
+type ArtifactGet struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Ids           []string               `protobuf:"bytes,2,rep,name=ids,proto3" json:"ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactGet) Reset() {
+	*x = ArtifactGet{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactGet) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactGet) ProtoMessage() {}
+
+func (x *ArtifactGet) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactGet.ProtoReflect.Descriptor instead.
+func (*ArtifactGet) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ArtifactGet) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ArtifactGet) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+// ArtifactBatch carries artifacts: an answer to an ArtifactGet (get_id),
+// or pushed (get_id 0) when the sender's feed grew: feed_top is then its
+// new top, and artifacts those of the new entries put on the sender (at
+// most a batch; the peer gets the rest by pull).
+type ArtifactBatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	GetId         uint64                 `protobuf:"varint,1,opt,name=get_id,json=getId,proto3" json:"get_id,omitempty"`
+	Artifacts     []*Artifact            `protobuf:"bytes,2,rep,name=artifacts,proto3" json:"artifacts,omitempty"`
+	Last          bool                   `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
+	FeedTop       int64                  `protobuf:"varint,4,opt,name=feed_top,json=feedTop,proto3" json:"feed_top,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactBatch) Reset() {
+	*x = ArtifactBatch{}
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactBatch) ProtoMessage() {}
+
+func (x *ArtifactBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_lsnode_v1_replication_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactBatch.ProtoReflect.Descriptor instead.
+func (*ArtifactBatch) Descriptor() ([]byte, []int) {
+	return file_proto_lsnode_v1_replication_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ArtifactBatch) GetGetId() uint64 {
+	if x != nil {
+		return x.GetId
+	}
+	return 0
+}
+
+func (x *ArtifactBatch) GetArtifacts() []*Artifact {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *ArtifactBatch) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
+}
+
+func (x *ArtifactBatch) GetFeedTop() int64 {
+	if x != nil {
+		return x.FeedTop
+	}
+	return 0
+}
+
 var File_proto_lsnode_v1_replication_proto protoreflect.FileDescriptor
 
 const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\n" +
-	"!proto/lsnode/v1/replication.proto\x12\tlsnode.v1\"\xa1\x02\n" +
+	"!proto/lsnode/v1/replication.proto\x12\tlsnode.v1\"\xa1\x04\n" +
 	"\x05Frame\x12(\n" +
 	"\x05hello\x18\x01 \x01(\v2\x10.lsnode.v1.HelloH\x00R\x05hello\x12+\n" +
 	"\x06digest\x18\x02 \x01(\v2\x11.lsnode.v1.DigestH\x00R\x06digest\x12;\n" +
 	"\fdigest_reply\x18\x03 \x01(\v2\x16.lsnode.v1.DigestReplyH\x00R\vdigestReply\x12+\n" +
 	"\x06vector\x18\x04 \x01(\v2\x11.lsnode.v1.VectorH\x00R\x06vector\x12%\n" +
 	"\x04pull\x18\x05 \x01(\v2\x0f.lsnode.v1.PullH\x00R\x04pull\x12(\n" +
-	"\x05batch\x18\x06 \x01(\v2\x10.lsnode.v1.BatchH\x00R\x05batchB\x06\n" +
-	"\x04kind\"\xc1\x02\n" +
+	"\x05batch\x18\x06 \x01(\v2\x10.lsnode.v1.BatchH\x00R\x05batch\x12>\n" +
+	"\rartifact_pull\x18\a \x01(\v2\x17.lsnode.v1.ArtifactPullH\x00R\fartifactPull\x12>\n" +
+	"\rartifact_page\x18\b \x01(\v2\x17.lsnode.v1.ArtifactPageH\x00R\fartifactPage\x12;\n" +
+	"\fartifact_get\x18\t \x01(\v2\x16.lsnode.v1.ArtifactGetH\x00R\vartifactGet\x12A\n" +
+	"\x0eartifact_batch\x18\n" +
+	" \x01(\v2\x18.lsnode.v1.ArtifactBatchH\x00R\rartifactBatchB\x06\n" +
+	"\x04kind\"\x87\x03\n" +
 	"\x05Hello\x12\x1d\n" +
 	"\n" +
 	"cluster_id\x18\x01 \x01(\tR\tclusterId\x12)\n" +
@@ -1108,23 +1550,29 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\x15measured_offset_nanos\x18\x06 \x01(\x12R\x13measuredOffsetNanos\x12,\n" +
 	"\x12measured_rtt_nanos\x18\a \x01(\x03R\x10measuredRttNanos\x12\x1d\n" +
 	"\n" +
-	"public_key\x18\b \x01(\fR\tpublicKey\"s\n" +
+	"public_key\x18\b \x01(\fR\tpublicKey\x12\x1a\n" +
+	"\bfeatures\x18\t \x03(\tR\bfeatures\x12(\n" +
+	"\x10artifact_feed_id\x18\n" +
+	" \x01(\tR\x0eartifactFeedId\"\x96\x01\n" +
 	"\x06Digest\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\fR\x04hash\x12!\n" +
 	"\foffset_nanos\x18\x04 \x01(\x12R\voffsetNanos\x12\x16\n" +
-	"\x06follow\x18\x05 \x01(\bR\x06followJ\x04\b\x03\x10\x04\"i\n" +
+	"\x06follow\x18\x05 \x01(\bR\x06follow\x12!\n" +
+	"\fartifact_top\x18\x06 \x01(\x03R\vartifactTopJ\x04\b\x03\x10\x04\"\x8c\x01\n" +
 	"\vDigestReply\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x03 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
-	"\x06follow\x18\x04 \x01(\bR\x06followJ\x04\b\x02\x10\x03\"\xd3\x01\n" +
+	"\x06follow\x18\x04 \x01(\bR\x06follow\x12!\n" +
+	"\fartifact_top\x18\x05 \x01(\x03R\vartifactTopJ\x04\b\x02\x10\x03\"\xf6\x01\n" +
 	"\x06Vector\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x04R\x05round\x120\n" +
 	"\aentries\x18\x02 \x03(\v2\x16.lsnode.v1.VectorEntryR\aentries\x12\x14\n" +
 	"\x05reply\x18\x03 \x01(\bR\x05reply\x12&\n" +
 	"\x0fsent_unix_nanos\x18\x05 \x01(\x03R\rsentUnixNanos\x12\x16\n" +
 	"\x06follow\x18\x06 \x01(\bR\x06follow\x12%\n" +
-	"\x0edirect_origins\x18\a \x03(\tR\rdirectOriginsJ\x04\b\x04\x10\x05\"7\n" +
+	"\x0edirect_origins\x18\a \x03(\tR\rdirectOrigins\x12!\n" +
+	"\fartifact_top\x18\b \x01(\x03R\vartifactTopJ\x04\b\x04\x10\x05\"7\n" +
 	"\vVectorEntry\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\"e\n" +
@@ -1183,7 +1631,29 @@ const file_proto_lsnode_v1_replication_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\tR\tcreatedAt\x12%\n" +
 	"\x0eorigin_replica\x18\b \x01(\tR\roriginReplica\x12\x1a\n" +
-	"\bmetadata\x18\t \x01(\fR\bmetadataB3Z1github.com/lsnode/lsnode/proto/lsnode/v1;lsnodev1b\x06proto3"
+	"\bmetadata\x18\t \x01(\fR\bmetadata\"T\n" +
+	"\fArtifactPull\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
+	"\afeed_id\x18\x02 \x01(\tR\x06feedId\x12\x1b\n" +
+	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq\"\x9f\x01\n" +
+	"\fArtifactPage\x12\x17\n" +
+	"\apull_id\x18\x01 \x01(\x04R\x06pullId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12\x19\n" +
+	"\blast_seq\x18\x03 \x01(\x03R\alastSeq\x12\x12\n" +
+	"\x04more\x18\x04 \x01(\bR\x04more\x12*\n" +
+	"\x04refs\x18\x05 \x03(\v2\x16.lsnode.v1.ArtifactRefR\x04refs\"<\n" +
+	"\vArtifactRef\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\x02 \x01(\x03R\tsizeBytes\"/\n" +
+	"\vArtifactGet\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
+	"\x03ids\x18\x02 \x03(\tR\x03ids\"\x88\x01\n" +
+	"\rArtifactBatch\x12\x15\n" +
+	"\x06get_id\x18\x01 \x01(\x04R\x05getId\x121\n" +
+	"\tartifacts\x18\x02 \x03(\v2\x13.lsnode.v1.ArtifactR\tartifacts\x12\x12\n" +
+	"\x04last\x18\x03 \x01(\bR\x04last\x12\x19\n" +
+	"\bfeed_top\x18\x04 \x01(\x03R\afeedTopB3Z1github.com/lsnode/lsnode/proto/lsnode/v1;lsnodev1b\x06proto3"
 
 var (
 	file_proto_lsnode_v1_replication_proto_rawDescOnce sync.Once
@@ -1197,19 +1667,24 @@ func file_proto_lsnode_v1_replication_proto_rawDescGZIP() []byte {
 	return file_proto_lsnode_v1_replication_proto_rawDescData
 }
 
-var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_proto_lsnode_v1_replication_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_proto_lsnode_v1_replication_proto_goTypes = []any{
-	(*Frame)(nil),       // 0: lsnode.v1.Frame
-	(*Hello)(nil),       // 1: lsnode.v1.Hello
-	(*Digest)(nil),      // 2: lsnode.v1.Digest
-	(*DigestReply)(nil), // 3: lsnode.v1.DigestReply
-	(*Vector)(nil),      // 4: lsnode.v1.Vector
-	(*VectorEntry)(nil), // 5: lsnode.v1.VectorEntry
-	(*Pull)(nil),        // 6: lsnode.v1.Pull
-	(*Batch)(nil),       // 7: lsnode.v1.Batch
-	(*OriginKey)(nil),   // 8: lsnode.v1.OriginKey
-	(*Op)(nil),          // 9: lsnode.v1.Op
-	(*Artifact)(nil),    // 10: lsnode.v1.Artifact
+	(*Frame)(nil),         // 0: lsnode.v1.Frame
+	(*Hello)(nil),         // 1: lsnode.v1.Hello
+	(*Digest)(nil),        // 2: lsnode.v1.Digest
+	(*DigestReply)(nil),   // 3: lsnode.v1.DigestReply
+	(*Vector)(nil),        // 4: lsnode.v1.Vector
+	(*VectorEntry)(nil),   // 5: lsnode.v1.VectorEntry
+	(*Pull)(nil),          // 6: lsnode.v1.Pull
+	(*Batch)(nil),         // 7: lsnode.v1.Batch
+	(*OriginKey)(nil),     // 8: lsnode.v1.OriginKey
+	(*Op)(nil),            // 9: lsnode.v1.Op
+	(*Artifact)(nil),      // 10: lsnode.v1.Artifact
+	(*ArtifactPull)(nil),  // 11: lsnode.v1.ArtifactPull
+	(*ArtifactPage)(nil),  // 12: lsnode.v1.ArtifactPage
+	(*ArtifactRef)(nil),   // 13: lsnode.v1.ArtifactRef
+	(*ArtifactGet)(nil),   // 14: lsnode.v1.ArtifactGet
+	(*ArtifactBatch)(nil), // 15: lsnode.v1.ArtifactBatch
 }
 var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	1,  // 0: lsnode.v1.Frame.hello:type_name -> lsnode.v1.Hello
@@ -1218,16 +1693,22 @@ var file_proto_lsnode_v1_replication_proto_depIdxs = []int32{
 	4,  // 3: lsnode.v1.Frame.vector:type_name -> lsnode.v1.Vector
 	6,  // 4: lsnode.v1.Frame.pull:type_name -> lsnode.v1.Pull
 	7,  // 5: lsnode.v1.Frame.batch:type_name -> lsnode.v1.Batch
-	5,  // 6: lsnode.v1.Vector.entries:type_name -> lsnode.v1.VectorEntry
-	5,  // 7: lsnode.v1.Pull.after:type_name -> lsnode.v1.VectorEntry
-	10, // 8: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
-	9,  // 9: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
-	8,  // 10: lsnode.v1.Batch.origin_keys:type_name -> lsnode.v1.OriginKey
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	11, // 6: lsnode.v1.Frame.artifact_pull:type_name -> lsnode.v1.ArtifactPull
+	12, // 7: lsnode.v1.Frame.artifact_page:type_name -> lsnode.v1.ArtifactPage
+	14, // 8: lsnode.v1.Frame.artifact_get:type_name -> lsnode.v1.ArtifactGet
+	15, // 9: lsnode.v1.Frame.artifact_batch:type_name -> lsnode.v1.ArtifactBatch
+	5,  // 10: lsnode.v1.Vector.entries:type_name -> lsnode.v1.VectorEntry
+	5,  // 11: lsnode.v1.Pull.after:type_name -> lsnode.v1.VectorEntry
+	10, // 12: lsnode.v1.Batch.artifacts:type_name -> lsnode.v1.Artifact
+	9,  // 13: lsnode.v1.Batch.ops:type_name -> lsnode.v1.Op
+	8,  // 14: lsnode.v1.Batch.origin_keys:type_name -> lsnode.v1.OriginKey
+	13, // 15: lsnode.v1.ArtifactPage.refs:type_name -> lsnode.v1.ArtifactRef
+	10, // 16: lsnode.v1.ArtifactBatch.artifacts:type_name -> lsnode.v1.Artifact
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_proto_lsnode_v1_replication_proto_init() }
@@ -1242,6 +1723,10 @@ func file_proto_lsnode_v1_replication_proto_init() {
 		(*Frame_Vector)(nil),
 		(*Frame_Pull)(nil),
 		(*Frame_Batch)(nil),
+		(*Frame_ArtifactPull)(nil),
+		(*Frame_ArtifactPage)(nil),
+		(*Frame_ArtifactGet)(nil),
+		(*Frame_ArtifactBatch)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1249,7 +1734,7 @@ func file_proto_lsnode_v1_replication_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_lsnode_v1_replication_proto_rawDesc), len(file_proto_lsnode_v1_replication_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
