@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
 // The MCP client eras the handler tells apart (docs/compatibility.md,
@@ -18,8 +19,13 @@ const (
 	sessionlessSince = "2026-07-28"
 )
 
-// Keys of a request's _meta in the sessionless protocol.
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+// Keys of a request's _meta in the sessionless protocol: its version, and
+// the client's capabilities and identity.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+)
 
 // initializeVersions are the versions the initialize handshake
 // negotiates, as the Python hub does, newest first: a client's version in
@@ -63,4 +69,35 @@ func metaVersion(params json.RawMessage) string {
 	}
 	v, _ := p.Meta[metaProtocolVersion].(string)
 	return v
+}
+
+// beyondFloat64 reports whether raw, valid JSON, holds a number beyond
+// float64's range (1e400), which encoding/json (and the SDK's decoder)
+// refuses to decode into a value. Only a number with an exponent or of
+// more than 300 digits can be one, so only those are parsed.
+func beyondFloat64(raw []byte) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '-' || (c >= '0' && c <= '9')):
+			end := i
+			exponent := false
+			for end < len(raw) && isNumberByte(raw[end]) {
+				exponent = exponent || raw[end] == 'e' || raw[end] == 'E'
+				end++
+			}
+			if exponent || end-i > 300 {
+				if _, err := strconv.ParseFloat(string(raw[i:end]), 64); err != nil {
+					return true
+				}
+			}
+			i = end - 1
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
@@ -117,9 +118,12 @@ type Handler struct {
 	progressEvery  time.Duration
 	// native answers plain calls and pings without the SDK (native.go);
 	// the tests turn it off to hold both paths to the same bytes.
-	native  bool
-	maxBody int64
-	waits   WaitSlots
+	native bool
+	// serverMeta is the _meta of the sessionless protocol's results: the
+	// server's identity (serverMeta).
+	serverMeta []byte
+	maxBody    int64
+	waits      WaitSlots
 	// deadline is how far the write deadline is set once the body is
 	// read (MaxWait + WriteTimeout); 0 leaves it.
 	deadline time.Duration
@@ -153,7 +157,9 @@ func NewHandler(opts Options) *Handler {
 	if opts.WriteTimeout > 0 {
 		h.deadline = opts.MaxWait + opts.WriteTimeout
 	}
-	h.sdk, h.sdkStream = newSDKHandler(opts, logger, tools, specs)
+	impl := &gosdk.Implementation{Name: hubServerName, Title: "lsnode", Version: opts.Version}
+	h.serverMeta = serverMeta(impl)
+	h.sdk, h.sdkStream = newSDKHandler(opts, impl, logger, tools, specs)
 	return h
 }
 

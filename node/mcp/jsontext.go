@@ -8,13 +8,15 @@ import (
 
 // protocolTexts are the strings every request repeats - the JSON-RPC
 // envelope's keys and values, the method and tool names, the tools'
-// argument names - so that reading a request takes them from here
-// instead of allocating a copy of each.
+// argument names, the sessionless protocol's _meta keys - so that
+// reading a request takes them from here instead of allocating a copy of
+// each.
 var protocolTexts = sync.OnceValue(func() map[string]string {
 	texts := map[string]string{}
 	for _, s := range []string{
 		"jsonrpc", "2.0", "id", "method", "params", "name", "arguments", "_meta",
 		"initialize", "ping", "tools/list", "tools/call", transportOnlyArg,
+		metaProtocolVersion, metaClientCapabilities, metaClientInfo, sessionlessSince,
 	} {
 		texts[s] = s
 	}
