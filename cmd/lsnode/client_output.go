@@ -30,15 +30,47 @@ type wireEvent struct {
 // bodyWidth is how much of a body's first line a table shows.
 const bodyWidth = 60
 
+// eventColumns are the columns of an event table; eventCells fills them.
+var eventColumns = []string{"SEQ", "CREATED", "TYPE", "FROM", "TO", "STATUS", "STREAM/ROOM", "ID", "BODY"}
+
+func eventCells(e wireEvent) []string {
+	return []string{strconv.FormatInt(e.Seq, 10), e.CreatedAt, e.Type, e.FromAgent, orDash(e.ToAgent), orDash(e.Status),
+		e.Stream + "/" + e.Room, e.ID, oneLine(e.Body, bodyWidth)}
+}
+
 // printEvents writes events as a table.
 func printEvents(w io.Writer, events []wireEvent) error {
 	var t table
-	t.row("SEQ", "CREATED", "TYPE", "FROM", "TO", "STATUS", "STREAM/ROOM", "ID", "BODY")
+	t.row(eventColumns...)
 	for _, e := range events {
-		t.row(strconv.FormatInt(e.Seq, 10), e.CreatedAt, e.Type, e.FromAgent, orDash(e.ToAgent), orDash(e.Status),
-			e.Stream+"/"+e.Room, e.ID, oneLine(e.Body, bodyWidth))
+		t.row(eventCells(e)...)
 	}
 	return t.write(w)
+}
+
+// claimColumn is the header of a claim's column in the tables of the
+// coordination views (owed, awaiting).
+const claimColumn = "CLAIMED"
+
+// wireClaim is the claim the coordination views add to an ask.
+type wireClaim struct {
+	ClaimedBy     *string `json:"claimed_by"`
+	ClaimedFrom   *string `json:"claimed_from"`
+	ClaimConflict bool    `json:"claim_conflict"`
+}
+
+// cell is the claim as a table shows it: agent@replica, "-" when
+// unclaimed, and "(conflict)" after it when claims came through two or
+// more replicas.
+func (c wireClaim) cell() string {
+	cell := orDash(c.ClaimedBy)
+	if c.ClaimedBy != nil {
+		cell += "@" + orDash(c.ClaimedFrom)
+	}
+	if c.ClaimConflict {
+		cell += " (conflict)"
+	}
+	return cell
 }
 
 // printKV writes label/value pairs as a two-column table.

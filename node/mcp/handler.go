@@ -25,7 +25,7 @@ type Store interface {
 	EventSeq(ctx context.Context, id string) (int64, error)
 	List(ctx context.Context, f store.Filter) (store.ListResult, error)
 	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
-	OwedIn(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Event, error)
+	OwedAsks(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Ask, error)
 	Awaiting(ctx context.Context, q store.AwaitingQuery) ([]store.Awaited, error)
 	Search(ctx context.Context, q store.SearchQuery) (store.SearchResult, error)
 	EventVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
@@ -103,7 +103,9 @@ type Options struct {
 //     resume token valid on any node;
 //   - writer on list and wait (the newest hub's semantics: from_agent is
 //     the caller's identity and only adds a "note");
-//   - mempalace_event_owed {agent, stream, limit} -> {events, count};
+//   - mempalace_event_owed {agent, stream, limit} -> {events, count},
+//     each event with its claim (claimed_by, claimed_from,
+//     claim_conflict) and the thread's status;
 //   - mempalace_event_awaiting {agent, stream, older_than, limit} -> {asks, count};
 //   - mempalace_event_search {query, stream, room, type, from_agent,
 //     to_agent, order, cursor, limit} -> {events, count, cursor}.
