@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // The MCP client eras the handler tells apart (docs/compatibility.md,
@@ -85,18 +87,15 @@ func beyondFloat64(raw []byte) bool {
 		case c == '"':
 			inString = !inString
 		case !inString && (c == '-' || (c >= '0' && c <= '9')):
-			end := i
-			exponent := false
-			for end < len(raw) && isNumberByte(raw[end]) {
-				exponent = exponent || raw[end] == 'e' || raw[end] == 'E'
-				end++
-			}
-			if exponent || end-i > 300 {
-				if _, err := strconv.ParseFloat(string(raw[i:end]), 64); err != nil {
+			n, _ := pynum.NumberLen(raw[i:])
+			n = max(n, 1) // raw is valid JSON: a number starts here
+			number := raw[i : i+n]
+			if bytes.ContainsAny(number, "eE") || n > 300 {
+				if _, err := strconv.ParseFloat(string(number), 64); err != nil {
 					return true
 				}
 			}
-			i = end - 1
+			i += n - 1
 		}
 	}
 	return false
