@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
@@ -58,11 +59,39 @@ func requestVersion(r *http.Request, params json.RawMessage) string {
 // metaVersion is the protocol version in params._meta as the SDK reads
 // it (a decode of the params' _meta, "" when that fails), so that both
 // paths agree on a request's era. Only params that name _meta, or hold an
-// escape that could spell it, are decoded.
+// escape that could spell it, are read: with pyjson's reader when one
+// member's key is _meta in any case, which is then the _meta encoding/json
+// decodes (a map of values that decode: beyondFloat64), and by decoding
+// the params otherwise, whose repeated _meta members merge.
 func metaVersion(params json.RawMessage) string {
 	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
 		return ""
 	}
+	members, err := jsonText.Members(params)
+	if err != nil {
+		return "" // null, or not an object: encoding/json decodes no _meta either
+	}
+	var meta json.RawMessage
+	for _, m := range members {
+		if !strings.EqualFold(m.Key, "_meta") {
+			continue
+		}
+		if meta != nil {
+			return decodedMetaVersion(params)
+		}
+		meta = m.Value
+	}
+	fields, err := jsonText.Members(meta)
+	if err != nil || beyondFloat64(meta) {
+		return ""
+	}
+	v, _ := jsonText.Value(fields.Get(metaProtocolVersion))
+	s, _ := v.(string)
+	return s
+}
+
+// decodedMetaVersion is metaVersion by a decode of the params.
+func decodedMetaVersion(params json.RawMessage) string {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
