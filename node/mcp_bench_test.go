@@ -310,15 +310,20 @@ func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Options, http
 //
 // The hub's bare clients send no protocol version and get the text alone;
 // with version=2025-11-25 (MCP-Protocol-Version, as streamable HTTP
-// clients send it) the answer also carries the structured content.
+// clients send it) the answer also carries the structured content; with
+// version=2026-07-28 the request is of the sessionless protocol (the
+// version and the client's capabilities in the params' _meta, the
+// Mcp-Method and Mcp-Name headers) and the answer also carries the
+// server's identity in its _meta.
 func BenchmarkMCPHandler(b *testing.B) {
-	for _, version := range []string{"", "2025-11-25"} {
+	for _, version := range []string{"", "2025-11-25", "2026-07-28"} {
 		suffix := ""
 		if version != "" {
 			suffix = ",version=" + version
 		}
 		b.Run("tool=append"+suffix, func(b *testing.B) {
-			benchHandler(b, &echoLog{}, loadBody("", "000000001"), version, `\"success\": true`)
+			body := loadBody(benchMeta(version), "000000001")
+			benchHandler(b, &echoLog{}, body, "mempalace_event_append", version, `\"success\": true`)
 		})
 		b.Run("tool=list,events=50"+suffix, func(b *testing.B) {
 			st, err := store.Open(context.Background(), store.Config{Dir: b.TempDir(), Metrics: prometheus.NewRegistry()})
@@ -332,17 +337,34 @@ func BenchmarkMCPHandler(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			body := `{"jsonrpc":"2.0","id":"000000001","method":"tools/call","params":{"name":"mempalace_event_list",` +
+			body := `{"jsonrpc":"2.0","id":"000000001","method":"tools/call","params":{` + benchMeta(version) + `"name":"mempalace_event_list",` +
 				`"arguments":{"stream":"project/bench","limit":50}}}`
-			benchHandler(b, st, body, version, `\"count\": 50`)
+			benchHandler(b, st, body, "mempalace_event_list", version, `\"count\": 50`)
 		})
 	}
 }
 
-// benchHandler runs body through the handler of a node serving st until
-// the benchmark ends, with MCP-Protocol-Version version when not empty;
-// every answer must be a 200 holding want.
-func benchHandler(b *testing.B, st mcp.Store, body, version, want string) {
+// benchSessionless is the first version of the sessionless protocol.
+const benchSessionless = "2026-07-28"
+
+// benchMeta is what a client of protocol version puts in a tools/call's
+// params before the name: in the sessionless protocol the _meta with its
+// version, capabilities and identity, as the official SDK's client sends
+// them; nothing in the eras before it.
+func benchMeta(version string) string {
+	if version < benchSessionless {
+		return ""
+	}
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + version + `",` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}},`
+}
+
+// benchHandler runs body, a tools/call of tool, through the handler of a
+// node serving st until the benchmark ends, with MCP-Protocol-Version
+// version when not empty (and in the sessionless protocol the Mcp-Method
+// and Mcp-Name headers); every answer must be a 200 holding want.
+func benchHandler(b *testing.B, st mcp.Store, body, tool, version, want string) {
 	_, h := benchHandlerOf(b, st, 8765)
 	r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:8765/mcp", nil)
 	if err != nil {
@@ -355,6 +377,10 @@ func benchHandler(b *testing.B, st mcp.Store, body, version, want string) {
 	if version != "" {
 		r.Header.Set("Accept", "application/json, text/event-stream")
 		r.Header.Set("Mcp-Protocol-Version", version)
+	}
+	if version >= benchSessionless {
+		r.Header.Set("Mcp-Method", "tools/call")
+		r.Header.Set("Mcp-Name", tool)
 	}
 	w := &keepWriter{header: http.Header{}}
 	b.ReportAllocs()

@@ -52,12 +52,10 @@ func runAwaiting(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // wireAsk is the part of an awaiting answer's ask the table shows.
 type wireAsk struct {
 	wireEvent
-	AgeS          int64   `json:"age_s"`
-	Addressee     string  `json:"addressee"`
-	LastHeard     *string `json:"last_heard"`
-	ClaimedBy     *string `json:"claimed_by"`
-	ClaimedFrom   *string `json:"claimed_from"`
-	ClaimConflict bool    `json:"claim_conflict"`
+	AgeS      int64   `json:"age_s"`
+	Addressee string  `json:"addressee"`
+	LastHeard *string `json:"last_heard"`
+	wireClaim
 }
 
 // printAsks writes an awaiting answer as a table.
@@ -69,16 +67,9 @@ func printAsks(w io.Writer, raw json.RawMessage) error {
 		return fmt.Errorf("decode result: %w", err)
 	}
 	var t table
-	t.row("AGE", "TO", "STATUS", "CLAIMED", "LAST HEARD", "STREAM/ROOM", "ID", "BODY")
+	t.row("AGE", "TO", "STATUS", claimColumn, "LAST HEARD", "STREAM/ROOM", "ID", "BODY")
 	for _, a := range page.Asks {
-		claimed := orDash(a.ClaimedBy)
-		if a.ClaimedBy != nil {
-			claimed += "@" + orDash(a.ClaimedFrom)
-		}
-		if a.ClaimConflict {
-			claimed += " (conflict)"
-		}
-		t.row((time.Duration(a.AgeS) * time.Second).String(), a.Addressee, orDash(a.Status), claimed, orDash(a.LastHeard),
+		t.row((time.Duration(a.AgeS) * time.Second).String(), a.Addressee, orDash(a.Status), a.cell(), orDash(a.LastHeard),
 			a.Stream+"/"+a.Room, a.ID, oneLine(a.Body, bodyWidth))
 	}
 	if err := t.write(w); err != nil {

@@ -49,6 +49,31 @@ func printEvents(w io.Writer, events []wireEvent) error {
 	return t.write(w)
 }
 
+// claimColumn is the header of a claim's column in the tables of the
+// coordination views (owed, awaiting).
+const claimColumn = "CLAIMED"
+
+// wireClaim is the claim the coordination views add to an ask.
+type wireClaim struct {
+	ClaimedBy     *string `json:"claimed_by"`
+	ClaimedFrom   *string `json:"claimed_from"`
+	ClaimConflict bool    `json:"claim_conflict"`
+}
+
+// cell is the claim as a table shows it: agent@replica, "-" when
+// unclaimed, and "(conflict)" after it when claims came through two or
+// more replicas.
+func (c wireClaim) cell() string {
+	cell := orDash(c.ClaimedBy)
+	if c.ClaimedBy != nil {
+		cell += "@" + orDash(c.ClaimedFrom)
+	}
+	if c.ClaimConflict {
+		cell += " (conflict)"
+	}
+	return cell
+}
+
 // printKV writes label/value pairs as a two-column table.
 func printKV(w io.Writer, rows [][2]string) error {
 	var t table

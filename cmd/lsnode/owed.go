@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 )
 
 // runOwed prints the events an agent still owes a reply to
 // (mempalace_event_owed): addressed to it, not written by it, and not
-// yet closed by a terminal reply of its own.
+// yet closed by a terminal reply of its own; each with the thread's
+// status and its claim.
 func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("owed", stdout, stderr)
 	cf := addClientFlags(fs.FlagSet)
@@ -35,5 +39,29 @@ func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	return printPage(stdout, raw, *cf.asJSON, false) // no cursor: no hint
+	if *cf.asJSON {
+		return printRaw(stdout, raw)
+	}
+	return printOwed(stdout, raw)
+}
+
+// printOwed writes an owed answer as an event table with each event's
+// claim after its status.
+func printOwed(w io.Writer, raw json.RawMessage) error {
+	var page struct {
+		Events []struct {
+			wireEvent
+			wireClaim
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("decode result: %w", err)
+	}
+	at := slices.Index(eventHeader, "STATUS") + 1
+	var t table
+	t.row(slices.Insert(slices.Clone(eventHeader), at, claimColumn)...)
+	for _, e := range page.Events {
+		t.row(slices.Insert(eventCells(e.wireEvent), at, e.cell())...)
+	}
+	return t.write(w)
 }

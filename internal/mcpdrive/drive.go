@@ -116,30 +116,47 @@ func (d *driver) call(tool string, args map[string]any) (Result, map[string]any)
 
 // check holds a result to the era's promises: isError exactly on a
 // refusal; structured content equal to the text and valid against the
-// output schema in the eras that have them, none in the others.
+// output schema in the eras that have them (Check), none in the others.
 func (d *driver) check(tool string, res Result) map[string]any {
 	d.t.Helper()
-	payload := decode(d.t, res.Text)
-	refused := payload["error"] != nil || payload["success"] == false
-	if res.IsError != refused {
-		d.fatalf("%s: isError %v on %s", tool, res.IsError, res.Text)
+	if d.structured {
+		return Check(d.t, d.schemas[tool], d.c.Name()+": "+tool, res)
 	}
-	if !d.structured {
-		if res.Structured != nil {
-			d.fatalf("%s: structured content %s in era %q", tool, res.Structured, d.c.Version())
-		}
-		return payload
+	payload := checkIsError(d.t, d.c.Name()+": "+tool, res)
+	if res.Structured != nil {
+		d.fatalf("%s: structured content %s in era %q", tool, res.Structured, d.c.Version())
 	}
+	return payload
+}
+
+// Check holds a result of an era with output schemas to its promises:
+// isError exactly on a refusal, structured content equal to the text and
+// valid against schema, the tool's output schema. what names the call in
+// failures. It returns the text's payload.
+func Check(t testing.TB, schema *jsonschema.Resolved, what string, res Result) map[string]any {
+	t.Helper()
+	payload := checkIsError(t, what, res)
 	if res.Structured == nil {
-		d.fatalf("%s: no structured content", tool)
+		t.Fatalf("%s: no structured content", what)
 	}
-	if s := decode(d.t, string(res.Structured)); !reflect.DeepEqual(s, payload) {
-		d.fatalf("%s: structured content %s is not the text %s", tool, res.Structured, res.Text)
+	if s := decode(t, string(res.Structured)); !reflect.DeepEqual(s, payload) {
+		t.Fatalf("%s: structured content %s is not the text %s", what, res.Structured, res.Text)
 	}
 	var instance any
 	_ = json.Unmarshal(res.Structured, &instance) // decoded above
-	if err := d.schemas[tool].Validate(instance); err != nil {
-		d.fatalf("%s: structured content %s against the output schema: %v", tool, res.Structured, err)
+	if err := schema.Validate(instance); err != nil {
+		t.Fatalf("%s: structured content %s against the output schema: %v", what, res.Structured, err)
+	}
+	return payload
+}
+
+// checkIsError requires isError exactly on a refusal and returns the
+// text's payload.
+func checkIsError(t testing.TB, what string, res Result) map[string]any {
+	t.Helper()
+	payload := decode(t, res.Text)
+	if refused := payload["error"] != nil || payload["success"] == false; res.IsError != refused {
+		t.Fatalf("%s: isError %v on %s", what, res.IsError, res.Text)
 	}
 	return payload
 }

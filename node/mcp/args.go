@@ -20,7 +20,8 @@ const transportOnlyArg = "wait_for_previous"
 // callArgs are the arguments of one tools/call: keys in the order the
 // client sent them (a repeated key keeps its first place and takes its
 // last value, as a Python dict does) and values as encoding/json decodes
-// them with UseNumber. A call has a handful of arguments, found by a scan;
+// them with UseNumber, but for lone surrogates, kept as json.loads keeps
+// them (argText). A call has a handful of arguments, found by a scan;
 // past indexAbove of them a map finds them, so that a body of many keys
 // costs linear time.
 type callArgs struct {
@@ -52,7 +53,7 @@ func parseArgs(raw json.RawMessage) (*callArgs, error) {
 	}
 	a := &callArgs{args: make([]callArg, 0, len(members))}
 	for _, m := range members {
-		v, err := argValue(m.Value)
+		v, err := argText.Value(m.Value)
 		if err != nil {
 			return nil, fmt.Errorf("decode argument %q: %w", m.Key, err)
 		}

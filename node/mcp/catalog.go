@@ -155,7 +155,7 @@ func eventListSpec() *toolSpec {
 			"to_agent=<you> also matches '*' broadcasts; writer=<agent> filters by who wrote an event; " +
 			"from_agent is your identity and never filters. To wait for new events use mempalace_event_wait.",
 		props: props,
-		out:   pageOutput(false, true),
+		out:   pageOutput(false),
 		run:   (*toolSet).eventList,
 	}
 }
@@ -178,7 +178,7 @@ func eventWaitSpec() *toolSpec {
 			"its timeout, e.g. 50000; a call with a progressToken from a client that accepts text/event-stream " +
 			"is answered as a stream with a progress notification every 10 s while it waits.",
 		props: props,
-		out:   pageOutput(true, true),
+		out:   pageOutput(true),
 		run:   (*toolSet).eventWait,
 	}
 }
@@ -211,6 +211,9 @@ func eventOwedSpec() *toolSpec {
 		desc: "The events an agent still owes a reply to: addressed to it (never a broadcast), written " +
 			"by someone else, and not yet closed by a later event of its own with a terminal status " +
 			"(applied, superseded, failed, blocked) acking the event or sharing its correlation id. " +
+			"Oldest first, each the event with status (the thread's latest: the agent's latest claimed or " +
+			"ready reply, else the event's own), claimed_by, claimed_from (the replica the earliest claim " +
+			"came through) and claim_conflict (claims came through two or more replicas). " +
 			"The same answer on every converged node. Returns {events, count}.",
 		props: []toolProp{
 			routingProp("agent", "The agent whose owed events to list."),
@@ -218,7 +221,7 @@ func eventOwedSpec() *toolSpec {
 			limitProp("Most events to return."),
 		},
 		required: []string{"agent"},
-		out:      pageOutput(false, false),
+		out:      owedOutput(),
 		run:      (*toolSet).eventOwed,
 	}
 }
@@ -265,7 +268,7 @@ func searchSpec() *toolSpec {
 			limitProp("Most events to return."),
 		},
 		required: []string{"query"},
-		out:      pageOutput(false, true),
+		out:      pageOutput(false),
 		run:      (*toolSet).eventSearch,
 	}
 }

@@ -18,7 +18,8 @@
 // on refusals; the clients from 2025-06-18 on also output schemas
 // (output.go) and structured content (structured.go), which for pages of
 // events is spliced from a cache of rendered events (page.go); the
-// sessionless protocol 2026-07-28 is the SDK's. Read-only resources
+// sessionless protocol 2026-07-28 also gets the server's identity in
+// every result's _meta (sessionless.go). Read-only resources
 // (resources.go) serve the tools' answers, and a wait that asks for
 // progress is answered as a stream (progress.go).
 //

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 )
 
 // The MCP client eras the handler tells apart (docs/compatibility.md,
@@ -18,8 +22,13 @@ const (
 	sessionlessSince = "2026-07-28"
 )
 
-// Keys of a request's _meta in the sessionless protocol.
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+// Keys of a request's _meta in the sessionless protocol: its version, and
+// the client's capabilities and identity.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+)
 
 // initializeVersions are the versions the initialize handshake
 // negotiates, as the Python hub does, newest first: a client's version in
@@ -50,11 +59,39 @@ func requestVersion(r *http.Request, params json.RawMessage) string {
 // metaVersion is the protocol version in params._meta as the SDK reads
 // it (a decode of the params' _meta, "" when that fails), so that both
 // paths agree on a request's era. Only params that name _meta, or hold an
-// escape that could spell it, are decoded.
+// escape that could spell it, are read: with pyjson's reader when one
+// member's key is _meta in any case, which is then the _meta encoding/json
+// decodes (a map of values that decode: beyondFloat64), and by decoding
+// the params otherwise, whose repeated _meta members merge.
 func metaVersion(params json.RawMessage) string {
 	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
 		return ""
 	}
+	members, err := jsonText.Members(params)
+	if err != nil {
+		return "" // null, or not an object: encoding/json decodes no _meta either
+	}
+	var meta json.RawMessage
+	for _, m := range members {
+		if !strings.EqualFold(m.Key, "_meta") {
+			continue
+		}
+		if meta != nil {
+			return decodedMetaVersion(params)
+		}
+		meta = m.Value
+	}
+	fields, err := jsonText.Members(meta)
+	if err != nil || beyondFloat64(meta) {
+		return ""
+	}
+	v, _ := jsonText.Value(fields.Get(metaProtocolVersion))
+	s, _ := v.(string)
+	return s
+}
+
+// decodedMetaVersion is metaVersion by a decode of the params.
+func decodedMetaVersion(params json.RawMessage) string {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
@@ -63,4 +100,32 @@ func metaVersion(params json.RawMessage) string {
 	}
 	v, _ := p.Meta[metaProtocolVersion].(string)
 	return v
+}
+
+// beyondFloat64 reports whether raw, valid JSON, holds a number beyond
+// float64's range (1e400), which encoding/json (and the SDK's decoder)
+// refuses to decode into a value. Only a number with an exponent or of
+// more than 300 digits can be one, so only those are parsed.
+func beyondFloat64(raw []byte) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '-' || (c >= '0' && c <= '9')):
+			n, _ := pynum.NumberLen(raw[i:])
+			n = max(n, 1) // raw is valid JSON: a number starts here
+			number := raw[i : i+n]
+			if bytes.ContainsAny(number, "eE") || n > 300 {
+				if _, err := strconv.ParseFloat(string(number), 64); err != nil {
+					return true
+				}
+			}
+			i += n - 1
+		}
+	}
+	return false
 }

@@ -28,7 +28,9 @@ func sessionlessBody(method, params string) string {
 
 // TestMCPSessionless: server/discover lists the sessionless protocol
 // beside the initialize versions and announces tools and resources;
-// every result names the server (the hub's name, the title lsnode), and
+// every result names the server in its _meta (the hub's name, the title
+// lsnode, the node's version), server/discover's included, which has no
+// serverInfo of its own, and an error none; invalid params are a 400;
 // tools keep the SDK's list cache fields.
 func TestMCPSessionless(t *testing.T) {
 	h := newMCPHarness(t, Options{Version: "1.2.3"})
@@ -50,7 +52,11 @@ func TestMCPSessionless(t *testing.T) {
 		}
 		return result
 	}
+	const identity = `{"io.modelcontextprotocol/serverInfo":{"name":"mempalace","title":"lsnode","version":"1.2.3"}}`
 	discover := do("server/discover", "")
+	if string(discover["_meta"]) != identity || discover["serverInfo"] != nil {
+		t.Fatalf("server/discover's identity: _meta %s, serverInfo %s", discover["_meta"], discover["serverInfo"])
+	}
 	var versions []string
 	if json.Unmarshal(discover["supportedVersions"], &versions) != nil || !slices.Equal(versions, protocolVersions) {
 		t.Fatalf("supportedVersions %s", discover["supportedVersions"])
@@ -60,17 +66,42 @@ func TestMCPSessionless(t *testing.T) {
 		t.Fatalf("capabilities %s", discover["capabilities"])
 	}
 	list := do("tools/list", "")
-	if list["ttlMs"] == nil && list["cacheScope"] == nil {
-		t.Fatalf("tools/list without its cache fields: %v", list)
+	if list["ttlMs"] == nil && list["cacheScope"] == nil || string(list["_meta"]) != identity {
+		t.Fatalf("tools/list without its cache fields or identity: %v", list)
 	}
 	call := do("tools/call", `"name":"mempalace_event_list","arguments":{"limit":1}`)
-	if !strings.Contains(string(call["_meta"]), `"io.modelcontextprotocol/serverInfo":{"name":"mempalace","title":"lsnode","version":"1.2.3"}`) ||
-		call["structuredContent"] == nil || string(call["resultType"]) != `"complete"` {
+	if string(call["_meta"]) != identity || call["structuredContent"] == nil || string(call["resultType"]) != `"complete"` {
 		t.Fatalf("tools/call: %v", call)
 	}
 	refused := do("tools/call", `"name":"mempalace_event_list","arguments":{"order":"up"}`)
 	if string(refused["isError"]) != "true" {
 		t.Fatalf("refusal: %v", refused)
+	}
+	header := withHeader(withHeader(sessionlessHeader(), "Mcp-Method", "tools/call"), "Mcp-Name", toolEventList)
+	a := p.do(h.url, header, sessionlessBody("tools/call", `"name":"mempalace_event_list","arguments":{"bogus":1}`))
+	if r := nodetest.DecodeRPC(t, a.body); a.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32602 || strings.Contains(string(a.body), "_meta") {
+		t.Fatalf("invalid params: %d %s", a.status, a.body)
+	}
+}
+
+// TestMCPIdentityOfTheInitializeEras: the initialize eras learn the
+// server's identity from initialize alone (the hub's serverInfo,
+// TestMCPInitialize): their results carry no _meta.
+func TestMCPIdentityOfTheInitializeEras(t *testing.T) {
+	h := newMCPHarness(t, Options{Version: "1.2.3"})
+	p := &pathPair{t: t}
+	for _, version := range append([]string{""}, initializeVersions...) {
+		header := bareHeader()
+		if version != "" {
+			header = sdkClientHeader(version)
+		}
+		for _, body := range []string{toolCall(toolEventList, `{"limit":1}`), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`} {
+			a := p.do(h.url, header, body)
+			var result map[string]json.RawMessage
+			if r := nodetest.DecodeRPC(t, a.body); r.Error != nil || json.Unmarshal(r.Result, &result) != nil || result["_meta"] != nil {
+				t.Errorf("era %q: %.300s", version, a.body)
+			}
+		}
 	}
 }
 
@@ -89,4 +120,37 @@ func TestMCPResourcesOfTheHubEra(t *testing.T) {
 	if r := nodetest.DecodeRPC(t, a.body); r.Error != nil || !strings.Contains(string(r.Result), "lsnode://agents/{agent}/owed") {
 		t.Fatalf("2025-03-26: %s", a.body)
 	}
+}
+
+func TestBeyondFloat64(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`1e400`: true, `-1E+400`: true, `{"a":[1,{"b":1e309}]}`: true, strings.Repeat("9", 310): true,
+		`1e308`: false, `1e-400`: false, `-0.0e0`: false, `"1e400"`: false, `{"a\"1e400":"\\"}`: false,
+		`{"1e400":2}`: false, strings.Repeat("9", 300): false, `[true,null,false]`: false,
+	} {
+		if got := beyondFloat64([]byte(raw)); got != want {
+			t.Errorf("%.40s: %v, want %v", raw, got, want)
+		}
+		var v any
+		if decodes := json.Unmarshal([]byte(raw), &v) == nil; decodes == want {
+			t.Errorf("%.40s: encoding/json decodes it: %v", raw, decodes)
+		}
+	}
+}
+
+// FuzzBeyondFloat64 holds beyondFloat64 to encoding/json: a valid JSON
+// text holds a number beyond float64 exactly when it does not decode.
+func FuzzBeyondFloat64(f *testing.F) {
+	for _, seed := range []string{`1e400`, `{"a":["\"",-2e-999,3E+308]}`, `"\\"`, strings.Repeat("1", 400)} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		var v any
+		if decodes := json.Unmarshal(raw, &v) == nil; beyondFloat64(raw) == decodes {
+			t.Fatalf("%q: beyondFloat64 %v, decodes %v", raw, !decodes, decodes)
+		}
+	})
 }

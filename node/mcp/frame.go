@@ -21,22 +21,31 @@ import (
 // buffer: the go-sdk's CallToolResult with one TextContent as
 // encoding/json's defaults marshal it, HTML characters escaped:
 // {"content":[{"type":"text","text":...}],"structuredContent":...}, with
-// "isError":true last when the result reports a failure.
-func textResponse(id []byte, res toolResult) []byte {
+// "isError":true when the result reports a failure. In the sessionless
+// protocol (meta, the server's identity as serverMeta writes it, not nil)
+// the result opens with "_meta":meta and closes with
+// "resultType":"complete", as the SDK annotates every result there.
+func textResponse(id []byte, res toolResult, meta []byte) []byte {
 	size := res.size()
-	hint := size + size/8 + 128
+	hint := size + size/8 + 128 + len(meta)
 	if res.structured {
 		hint += size
 	}
 	out := make([]byte, 0, hint)
-	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"content":[{"type":"text","text":"`...)
-	out = res.appendQuoted(out)
+	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":{`...)
+	if meta != nil {
+		out = append(append(append(out, `"_meta":`...), meta...), ',')
+	}
+	out = res.appendQuoted(append(out, `"content":[{"type":"text","text":"`...))
 	out = append(out, `"}]`...)
 	if res.structured {
 		out = res.appendStructured(append(out, `,"structuredContent":`...))
 	}
 	if res.failed {
 		out = append(out, `,"isError":true`...)
+	}
+	if meta != nil {
+		out = append(out, `,"resultType":"complete"`...)
 	}
 	return append(out, "}}"...)
 }

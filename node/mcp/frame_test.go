@@ -79,7 +79,7 @@ func TestTextResponseIsSDKs(t *testing.T) {
 					t.Fatal(err)
 				}
 				res := toolResult{text: text, structured: true, failed: failed}
-				if got := textResponse(idText(id), res); !bytes.Equal(got, want) {
+				if got := textResponse(idText(id), res, nil); !bytes.Equal(got, want) {
 					t.Errorf("id %v, text %q, failed %v:\n got %s\nwant %s", raw, text, failed, got, want)
 				}
 			}

@@ -158,7 +158,7 @@ func checkParsedArgs(t *testing.T, raw []byte) {
 	}
 }
 
-// withoutSurrogates is v with each lone surrogate that argValue keeps
+// withoutSurrogates is v with each lone surrogate that parseArgs keeps
 // (as WTF-8) made U+FFFD, as encoding/json decodes one.
 func withoutSurrogates(v any) any {
 	switch x := v.(type) {

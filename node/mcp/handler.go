@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/store"
@@ -24,7 +25,7 @@ type Store interface {
 	EventSeq(ctx context.Context, id string) (int64, error)
 	List(ctx context.Context, f store.Filter) (store.ListResult, error)
 	Wait(ctx context.Context, f store.Filter, timeout time.Duration) (store.ListResult, bool, error)
-	OwedIn(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Event, error)
+	OwedAsks(ctx context.Context, scope *store.ReadScope, agent, stream string, limit int) ([]store.Ask, error)
 	Awaiting(ctx context.Context, q store.AwaitingQuery) ([]store.Awaited, error)
 	Search(ctx context.Context, q store.SearchQuery) (store.SearchResult, error)
 	EventVisible(ctx context.Context, scope *store.ReadScope, id string) (bool, error)
@@ -102,7 +103,9 @@ type Options struct {
 //     resume token valid on any node;
 //   - writer on list and wait (the newest hub's semantics: from_agent is
 //     the caller's identity and only adds a "note");
-//   - mempalace_event_owed {agent, stream, limit} -> {events, count};
+//   - mempalace_event_owed {agent, stream, limit} -> {events, count},
+//     each event with its claim (claimed_by, claimed_from,
+//     claim_conflict) and the thread's status;
 //   - mempalace_event_awaiting {agent, stream, older_than, limit} -> {asks, count};
 //   - mempalace_event_search {query, stream, room, type, from_agent,
 //     to_agent, order, cursor, limit} -> {events, count, cursor}.
@@ -117,9 +120,12 @@ type Handler struct {
 	progressEvery  time.Duration
 	// native answers plain calls and pings without the SDK (native.go);
 	// the tests turn it off to hold both paths to the same bytes.
-	native  bool
-	maxBody int64
-	waits   WaitSlots
+	native bool
+	// serverMeta is the _meta of the sessionless protocol's results: the
+	// server's identity (serverMeta).
+	serverMeta []byte
+	maxBody    int64
+	waits      WaitSlots
 	// deadline is how far the write deadline is set once the body is
 	// read (MaxWait + WriteTimeout); 0 leaves it.
 	deadline time.Duration
@@ -153,7 +159,9 @@ func NewHandler(opts Options) *Handler {
 	if opts.WriteTimeout > 0 {
 		h.deadline = opts.MaxWait + opts.WriteTimeout
 	}
-	h.sdk, h.sdkStream = newSDKHandler(opts, logger, tools, specs)
+	impl := &gosdk.Implementation{Name: hubServerName, Title: "lsnode", Version: opts.Version}
+	h.serverMeta = serverMeta(impl)
+	h.sdk, h.sdkStream = newSDKHandler(opts, impl, logger, tools, specs)
 	return h
 }
 

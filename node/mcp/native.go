@@ -27,6 +27,10 @@ type nativeCall struct {
 	ping bool
 	tool string
 	args json.RawMessage
+	// structured: the client's era gets structured content
+	// (wantsStructured); sessionless: it speaks the sessionless protocol,
+	// whose answers carry the server's identity (sessionless.go).
+	structured, sessionless bool
 }
 
 // nativeCall is the one place that decides what the go-sdk is used for.
@@ -34,26 +38,32 @@ type nativeCall struct {
 // client sends - one tools/call of a known tool, or a ping - without the
 // SDK's per-request machinery (a JSON-RPC connection and server session
 // per POST, a second decode of the body): about 340 µs of CPU less per
-// event_append (BenchmarkMCPHandler). Everything else goes to the SDK:
-// initialize and tools/list (the protocol negotiation, server info and
-// tool schemas are the SDK's), and any request the SDK could answer
+// event_append (BenchmarkMCPHandler), and more in the sessionless
+// protocol. Everything else goes to the SDK: initialize, tools/list and
+// server/discover (the protocol negotiation, server info and tool
+// schemas are the SDK's), and any request the SDK could answer
 // differently:
 //
-//   - a protocol version header outside the negotiated list (the 2026
-//     protocol has its own rules), or Last-Event-ID;
+//   - a protocol version header outside the negotiated list and the
+//     sessionless protocol's, or Last-Event-ID;
 //   - members beyond jsonrpc/id/method/params, or name/arguments in the
-//     params (_meta and the multi-round-trip fields);
+//     params (_meta and the multi-round-trip fields), but for a
+//     sessionless tools/call the _meta that protocol requires, when the
+//     SDK would accept it (sessionlessCall);
+//   - a ping in the sessionless protocol, which has none;
 //   - an id neither the SDK echoes nor the hub's encoder writes (a string
 //     with escapes, a number beyond float64 such as 1e400);
 //   - a body nested deeper than the SDK's decoder allows.
 //
-// TestMCPFastPathMatchesSDK holds the two paths to the same status,
-// headers and bytes.
+// TestMCPFastPathMatchesSDK and TestMCPSessionlessFastPathMatchesSDK
+// hold the two paths to the same status, headers and bytes.
 func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nativeCall, bool) {
 	if !h.native {
 		return nativeCall{}, false
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(initializeVersions, v) {
+	version := r.Header.Get("Mcp-Protocol-Version")
+	sessionless := version == sessionlessSince
+	if version != "" && !sessionless && !slices.Contains(initializeVersions, version) {
 		return nativeCall{}, false
 	}
 	if len(r.Header.Values("Last-Event-ID")) > 0 {
@@ -70,11 +80,14 @@ func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nati
 	if !ok {
 		return nativeCall{}, false
 	}
+	call := nativeCall{id: id, tool: req.tool, args: req.params.Get("arguments"), structured: wantsStructured(version), sessionless: sessionless}
 	switch {
+	case sessionless:
+		return call, req.method == "tools/call" && sessionlessCall(r, req)
 	case req.method == "ping" && req.env.Get("params") == nil:
 		return nativeCall{id: id, ping: true}, true
 	case req.method == "tools/call" && onlyKeys(req.params, "name", "arguments"):
-		return nativeCall{id: id, tool: req.tool, args: req.params.Get("arguments")}, true
+		return call, true
 	}
 	return nativeCall{}, false
 }
@@ -82,6 +95,11 @@ func (h *Handler) nativeCall(r *http.Request, req rpcRequest, body []byte) (nati
 // serveNative runs the call and writes the answer as the SDK's stateless
 // JSON response does.
 func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativeCall) {
+	var meta []byte
+	if call.sessionless {
+		meta = h.serverMeta
+	}
+	status := http.StatusOK
 	var data []byte
 	if call.ping {
 		data = emptyResponse(call.id)
@@ -89,16 +107,20 @@ func (h *Handler) serveNative(w http.ResponseWriter, r *http.Request, call nativ
 		// The SDK hands tool handlers the request's values without its
 		// cancellation; withCaller keeps the cancellation for event_wait.
 		ctx := context.WithoutCancel(withCaller(r.Context()))
-		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args, wantsStructured(r.Header.Get("Mcp-Protocol-Version")))
-		if rpcErr != nil {
+		res, rpcErr := h.tools.run(ctx, h.specs[call.tool], call.args, call.structured)
+		switch {
+		case rpcErr == nil:
+			data = textResponse(call.id, res, meta)
+		case call.sessionless:
+			status, data = sessionlessErrorStatus(rpcErr), errorResponse(call.id, rpcErr)
+		default:
 			data = errorResponse(call.id, rpcErr)
-		} else {
-			data = textResponse(call.id, res)
 		}
 	}
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
 

@@ -140,44 +140,63 @@ func readOutput(desc string, members []toolProp, optional ...string) *jsonschema
 	return s
 }
 
-// pageOutput is a list, wait or owed answer.
-func pageOutput(wait, cursor bool) *jsonschema.Schema {
+// pageOutput is a list, wait or search answer.
+func pageOutput(wait bool) *jsonschema.Schema {
 	var members []toolProp
-	optional := []string{"note"}
 	if wait {
 		members = append(members, prop("timed_out", &jsonschema.Schema{Type: "boolean", Description: "True when nothing matched in time: events is then empty."}))
 	}
 	members = append(members,
 		prop("events", &jsonschema.Schema{Type: "array", Items: eventSchema()}),
 		prop("count", integerSchema("Number of events.")),
+		prop("cursor", stringSchema("Portable resume token; absent after a timeout.")),
+		prop("note", stringSchema("Set when from_agent was passed without writer: it does not filter.")),
 	)
-	if cursor {
-		members = append(members, prop("cursor", stringSchema("Portable resume token; absent after a timeout.")))
-		optional = append(optional, "cursor")
-		members = append(members, prop("note", stringSchema("Set when from_agent was passed without writer: it does not filter.")))
-	}
-	return readOutput("", members, optional...)
+	return readOutput("", members, "cursor", "note")
 }
 
-// awaitingOutput is an awaiting answer: asks, each an event with the
-// view's members, and their count.
-func awaitingOutput() *jsonschema.Schema {
-	ask := eventSchema()
-	for _, p := range []toolProp{
-		prop("age_s", integerSchema("Seconds since the ask was written, by its stamp and this node's clock.")),
-		prop("addressee", stringSchema("The agent that owes the reply (to_agent).")),
-		prop("last_heard", nullableString("The addressee's newest HLC stamp anywhere in the mesh; null if it never wrote.")),
+// claimProps are the members the coordination views add to an ask about
+// its claim.
+func claimProps() []toolProp {
+	return []toolProp{
 		prop("claimed_by", nullableString("The agent that claimed the ask; null if unclaimed.")),
 		prop("claimed_from", nullableString("The replica the earliest claim came through; null if unclaimed.")),
 		prop("claim_conflict", &jsonschema.Schema{Type: "boolean", Description: "True when claims came through two or more replicas."}),
-	} {
+	}
+}
+
+// askSchema is an ask of a coordination view: the event with the view's
+// members after its own, all of them required, and the thread's status.
+func askSchema(members []toolProp) *jsonschema.Schema {
+	ask := eventSchema()
+	for _, p := range members {
 		ask.Properties[p.name] = p.schema
 		ask.PropertyOrder = append(ask.PropertyOrder, p.name)
 		ask.Required = append(ask.Required, p.name)
 	}
 	ask.Properties["status"] = nullableString("The thread's latest status: the addressee's latest progress, else the ask's.")
+	return ask
+}
+
+// owedOutput is an owed answer: the events, each an ask with its claim,
+// and their count.
+func owedOutput() *jsonschema.Schema {
 	return readOutput("", []toolProp{
-		prop("asks", &jsonschema.Schema{Type: "array", Items: ask}),
+		prop("events", &jsonschema.Schema{Type: "array", Items: askSchema(claimProps())}),
+		prop("count", integerSchema("Number of events.")),
+	})
+}
+
+// awaitingOutput is an awaiting answer: asks, each an event with the
+// view's members, and their count.
+func awaitingOutput() *jsonschema.Schema {
+	view := append([]toolProp{
+		prop("age_s", integerSchema("Seconds since the ask was written, by its stamp and this node's clock.")),
+		prop("addressee", stringSchema("The agent that owes the reply (to_agent).")),
+		prop("last_heard", nullableString("The addressee's newest HLC stamp anywhere in the mesh; null if it never wrote.")),
+	}, claimProps()...)
+	return readOutput("", []toolProp{
+		prop("asks", &jsonschema.Schema{Type: "array", Items: askSchema(view)}),
 		prop("count", integerSchema("Number of asks.")),
 	})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// A page of events (list, wait and owed answers) is most of what the
+// A page of events (list, wait and search answers) is most of what the
 // tools send: 50 events are ~36 KB of text. Events never change once
 // stored, and agents re-read the same newest events, so each event is
 // rendered once, in the three forms an answer takes, and kept; a page is

@@ -57,6 +57,9 @@ func FuzzRequestVersion(f *testing.F) {
 		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}`,
 		`{"_meta":[]}`, `{"_meta":null}`, `[]`, `null`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a\u0000"},"_meta":{}}`,
 		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x","io.modelcontextprotocol/protocolVersion":"y"}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x","n":[1e400]}}`, `{"_META":{"io.modelcontextprotocol/protocolVersion":"\u0078"}}`,
+		`{"_meta":null,"_Meta":{"io.modelcontextprotocol/protocolVersion":"x"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"_meta":null}`,
+		`{"name":"t","arguments":{"n":1e400},"_m\u0065ta":{"io.modelcontextprotocol/protocolVersion":"x"}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -14,15 +14,15 @@ import (
 )
 
 // newSDKHandler is the official Go SDK's streamable HTTP handler
-// (stateless, JSON responses) over a server with the tools of specs, each
-// run by tools.run as the native path runs it, and the same handler with
-// event-stream responses, for the waits that report progress
-// (progress.go). They answer what nativeCall leaves to them.
-func newSDKHandler(opts Options, logger *slog.Logger, tools *toolSet, specs map[string]*toolSpec) (jsonAnswers, streamed http.Handler) {
+// (stateless, JSON responses) over a server named impl with the tools of
+// specs, each run by tools.run as the native path runs it, and the same
+// handler with event-stream responses, for the waits that report
+// progress (progress.go). They answer what nativeCall leaves to them.
+func newSDKHandler(opts Options, impl *gosdk.Implementation, logger *slog.Logger, tools *toolSet, specs map[string]*toolSpec) (jsonAnswers, streamed http.Handler) {
 	// The SDK logs every stateless request's session start and end at
 	// INFO; only its warnings and errors reach the node's log.
 	sdkLogger := slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
-	server := gosdk.NewServer(&gosdk.Implementation{Name: hubServerName, Title: "lsnode", Version: opts.Version}, &gosdk.ServerOptions{
+	server := gosdk.NewServer(impl, &gosdk.ServerOptions{
 		Logger:                    sdkLogger,
 		Capabilities:              &gosdk.ServerCapabilities{Tools: &gosdk.ToolCapabilities{}, Resources: &gosdk.ResourceCapabilities{}},
 		SupportedProtocolVersions: protocolVersions,

@@ -193,11 +193,11 @@ func (t *toolSet) eventOwed(ctx context.Context, a *callArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, err := t.log.OwedIn(ctx, scope, agent, stream, limit)
+	asks, err := t.log.OwedAsks(ctx, scope, agent, stream, limit)
 	if err != nil {
 		return nil, err
 	}
-	return renderedPage{eventpage.Render(nil, store.ListResult{Events: events}, false)}, nil
+	return eventpage.RenderOwed(asks)
 }
 
 func (t *toolSet) eventAwaiting(ctx context.Context, a *callArgs) (any, error) {

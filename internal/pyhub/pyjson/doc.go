@@ -3,8 +3,9 @@
 // the parser the encoders read json.RawMessage values with, which also
 // splits a JSON-RPC body into its members for the MCP request path
 // (Reader: what json.Valid accepts, values as encoding/json decodes
-// them, in one pass). Loads reads a file the hub reads as json.loads
-// does, with CPython's error texts and positions.
+// them, in one pass, or with a lone surrogate escape kept as json.loads
+// keeps it). Loads reads a file the hub reads as json.loads does, with
+// CPython's error texts and positions.
 //
 // Four encoders share one value model:
 //

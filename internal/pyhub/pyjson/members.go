@@ -50,6 +50,13 @@ type Reader struct {
 	// values (no escape, valid UTF-8) from their bytes, so that texts
 	// every request repeats need not be allocated each time. nil copies.
 	Intern func([]byte) string
+	// LoneSurrogates makes Value keep an escaped UTF-16 surrogate that
+	// is not half of a pair ("a\udcffb") as Python's json.loads does: a
+	// lone surrogate, held as its WTF-8 bytes (surrogates.go), in string
+	// values and in the keys of objects within them, where encoding/json
+	// makes it U+FFFD. Everything else decodes as without it; Members'
+	// keys are unaffected.
+	LoneSurrogates bool
 }
 
 // Members splits one JSON object text into its members in order,
@@ -111,8 +118,9 @@ func (r Reader) Members(raw []byte) (RawObject, error) {
 // Value decodes one JSON value as encoding/json decodes it with
 // UseNumber (string, json.Number, bool, nil, []any, map[string]any):
 // plain strings, numbers and literals by the scanner, anything else
-// through encoding/json. raw is one value without surrounding space, as
-// Members returns them.
+// through encoding/json, but for a value holding a surrogate escape
+// under LoneSurrogates, which the scanner reads whole. raw is one value
+// without surrounding space, as Members returns them.
 func (r Reader) Value(raw []byte) (any, error) {
 	if len(raw) > 0 {
 		p := &parser{data: raw}
@@ -133,11 +141,47 @@ func (r Reader) Value(raw []byte) (any, error) {
 			return nil, nil
 		}
 	}
+	if r.LoneSurrogates && hasSurrogateEscape(raw) {
+		return keepingSurrogates(raw)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	err := dec.Decode(&v)
 	return v, err
+}
+
+// keepingSurrogates is Value of raw under LoneSurrogates: the scanner's
+// parse, nesting up to encoding/json's limit, lone surrogates kept, its
+// objects made the maps encoding/json makes (a repeated key takes its
+// last value, as in an Object).
+func keepingSurrogates(raw []byte) (any, error) {
+	p := &parser{data: raw, depthLimit: stdMaxDepth, keepSurrogates: true}
+	v, err := p.value(0)
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return asMaps(v), nil
+}
+
+// asMaps is a parsed value with each Object made a map.
+func asMaps(v any) any {
+	switch x := v.(type) {
+	case Object:
+		m := make(map[string]any, len(x))
+		for _, member := range x {
+			m[member.Key] = asMaps(member.Value)
+		}
+		return m
+	case []any:
+		for i := range x {
+			x[i] = asMaps(x[i])
+		}
+	}
+	return v
 }
 
 // text is the string a string's JSON text decodes to, interned when it

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -42,6 +43,11 @@ func (p *parser) end() error {
 type parser struct {
 	data []byte
 	pos  int
+	// depthLimit bounds the containers value reads (0: maxDepth).
+	depthLimit int
+	// keepSurrogates decodes a string holding a lone surrogate escape as
+	// Python's json.loads does (decodeKeepingSurrogates).
+	keepSurrogates bool
 }
 
 func (p *parser) fail(what string) error {
@@ -67,7 +73,7 @@ func (p *parser) value(depth int) (any, error) {
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{' || c == '[':
-		if depth >= maxDepth {
+		if depth >= cmp.Or(p.depthLimit, maxDepth) {
 			return nil, ErrTooDeep
 		}
 		p.pos++
@@ -264,6 +270,9 @@ func (p *parser) str() (string, error) {
 	text, plain, err := p.strSpan()
 	if err != nil {
 		return "", err
+	}
+	if p.keepSurrogates && !plain && hasSurrogateEscape(text) {
+		return decodeKeepingSurrogates(text), nil
 	}
 	return decodeStr(text, plain)
 }

@@ -1,8 +1,10 @@
 // Package eventpage renders a page of events the way both surfaces
-// answer one: mempalace_event_list, _wait and _owed (node/mcp) and GET
+// answer one: mempalace_event_list and _wait (node/mcp) and GET
 // /logstream/events (node/httpapi) share the shape {"timed_out",
-// "events", "count", "cursor"}. It holds only that shape; the pages come
-// from the store.
+// "events", "count", "cursor"}; the coordination views (views.go) add
+// the asks' claims to their events: mempalace_event_owed's page and the
+// awaiting answer of both surfaces. It holds only those shapes; the
+// pages come from the store.
 package eventpage
 
 import (
@@ -10,7 +12,7 @@ import (
 	"github.com/lsnode/lsnode/store"
 )
 
-// Render renders a list, wait or owed answer: timed_out first when
+// Render renders a list or wait answer: timed_out first when
 // given, then events and count, then the cursor when asked for and known.
 func Render(timedOut *bool, page store.ListResult, withCursor bool) pyjson.Object {
 	events := make([]any, len(page.Events))

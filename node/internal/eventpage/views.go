@@ -17,7 +17,11 @@ import (
 func RenderAwaiting(asks []store.Awaited) (pyjson.Object, error) {
 	out := make([]any, len(asks))
 	for i, a := range asks {
-		raw, err := awaited(a)
+		v := awaitedView{AgeS: int64(a.Age / time.Second), Addressee: a.Event.ToAgent, claimView: claimOf(a.Claim)}
+		if a.LastHeard != "" {
+			v.LastHeard = &a.LastHeard
+		}
+		raw, err := askWith(a.Ask, v)
 		if err != nil {
 			return nil, err
 		}
@@ -26,38 +30,61 @@ func RenderAwaiting(asks []store.Awaited) (pyjson.Object, error) {
 	return pyjson.Object{{Key: "asks", Value: out}, {Key: "count", Value: len(out)}}, nil
 }
 
-// awaitedView is what an awaiting answer adds to an ask's event dict.
-type awaitedView struct {
-	AgeS          int64   `json:"age_s"`
-	Addressee     string  `json:"addressee"`
-	LastHeard     *string `json:"last_heard"`
+// RenderOwed renders an owed answer as a page, {"events", "count"}, each
+// event the event dict (its status the thread's latest) followed by
+// claimed_by, claimed_from and claim_conflict, as an awaited ask has
+// them.
+func RenderOwed(asks []store.Ask) (pyjson.Object, error) {
+	out := make([]any, len(asks))
+	for i, a := range asks {
+		raw, err := askWith(a, claimOf(a.Claim))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = raw
+	}
+	return pyjson.Object{{Key: "events", Value: out}, {Key: "count", Value: len(out)}}, nil
+}
+
+// claimView is what both views add about an ask's claim: its agent and
+// replica (null when unclaimed) and whether it is in conflict.
+type claimView struct {
 	ClaimedBy     *string `json:"claimed_by"`
 	ClaimedFrom   *string `json:"claimed_from"`
 	ClaimConflict bool    `json:"claim_conflict"`
 }
 
-// awaited is one ask: the event dict, as the event renders itself, with
-// the view's members after its own.
-func awaited(a store.Awaited) (json.RawMessage, error) {
+func claimOf(c *store.Claim) claimView {
+	if c == nil {
+		return claimView{}
+	}
+	return claimView{ClaimedBy: &c.By, ClaimedFrom: &c.From, ClaimConflict: c.Conflict}
+}
+
+// awaitedView is what an awaiting answer adds to an ask's event dict.
+type awaitedView struct {
+	AgeS      int64   `json:"age_s"`
+	Addressee string  `json:"addressee"`
+	LastHeard *string `json:"last_heard"`
+	claimView
+}
+
+// askWith is one ask: the event dict, as the event renders itself, its
+// status the thread's latest, with the members of view (a struct) after
+// its own.
+func askWith(a store.Ask, view any) (json.RawMessage, error) {
 	ev := a.Event
 	ev.Status = a.Status()
-	v := awaitedView{AgeS: int64(a.Age / time.Second), Addressee: a.Event.ToAgent}
-	if a.LastHeard != "" {
-		v.LastHeard = &a.LastHeard
-	}
-	if a.Claim != nil {
-		v.ClaimedBy, v.ClaimedFrom, v.ClaimConflict = &a.Claim.By, &a.Claim.From, a.Claim.Conflict
-	}
 	head, err := ev.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	tail, err := json.Marshal(v)
+	tail, err := json.Marshal(view)
 	if err != nil {
 		return nil, err
 	}
 	if len(head) < 2 || len(tail) < 2 {
-		return nil, fmt.Errorf("awaiting: ask %s renders no object", a.Event.ID)
+		return nil, fmt.Errorf("ask %s renders no object", a.Event.ID)
 	}
 	// Both are objects: the event's members, then the view's.
 	return append(append(head[:len(head)-1:len(head)-1], ','), tail[1:]...), nil
