@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -141,4 +143,45 @@ func TestMetrics_LabelledCountersStartAtZero(t *testing.T) {
 			t.Errorf("lsnode_store_append_duration_seconds has no series {result=%q} at start", r)
 		}
 	}
+}
+
+// TestMetrics_ViewGaugesCountOnceAMinute: the coordination views' gauges
+// count at the first scrape, serve that count to every scrape within
+// viewCountInterval on the store's wall clock however the log changes,
+// and count again at the first scrape after it.
+func TestMetrics_ViewGaugesCountOnceAMinute(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	wall := hlc.NewManualClock(testClockStart)
+	s, err := Open(context.Background(), Config{Dir: t.TempDir(), ReplicaID: repA, Wall: wall, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	want := func(when string, conflicts float64) {
+		t.Helper()
+		if got := gaugeValue(t, reg, "lsnode_store_claim_conflicts"); got != conflicts {
+			t.Errorf("%s: lsnode_store_claim_conflicts = %v; want %v", when, got, conflicts)
+		}
+	}
+	e := mustAppend(t, s, ask("boss", "w", "c1"))
+	want("first scrape", 0)
+	// w claims the ask here and through a Python hub: a conflict.
+	wall.Advance(time.Second)
+	mustAck(t, s, e.ID, "w", "claimed")
+	py := &pyOrigin{replica: "rep_0123456789ab"}
+	mustApply(t, s, Batch{Ops: []Op{py.next(rand.New(rand.NewPCG(1, 1)), wall.Now(), "w", "boss", "c1", "claimed")}})
+	if n, err := s.ClaimConflictCounts(context.Background()); err != nil || n["w"] != 1 {
+		t.Fatalf("conflicts %v, %v; want w: 1", n, err)
+	}
+	want("within the minute", 0)
+	wall.Advance(viewCountInterval - 2*time.Second)
+	want("a second before the minute", 0)
+	wall.Advance(time.Second)
+	want("a minute after the first count", 1)
+	// Answered, the ask leaves the conflicts, a minute after the count.
+	mustAck(t, s, e.ID, "w", "applied")
+	wall.Advance(viewCountInterval - time.Millisecond)
+	want("within the minute after the second count", 1)
+	wall.Advance(time.Millisecond)
+	want("a minute after the second count", 0)
 }
