@@ -144,12 +144,16 @@ func (s *Store) registerSizeGauges(reg prometheus.Registerer) {
 	f.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "lsnode_store_claim_conflicts", Help: "Owed asks their addressee claimed from two or more replicas (one agent name on two machines); counted at most once a minute.",
 	}, func() float64 { return views.read(s).conflicts })
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_store_wait_cycles", Help: "Wait-for cycles in the owed set (agents each owing the next an ask, the last owing the first), as many as one cycles answer lists; counted at most once a minute.",
+	}, func() float64 { return views.read(s).cycles })
 }
 
 // viewCountInterval is how often at most the coordination views' gauges
-// count again: a count reads every claim of the agents that claimed from
-// two replicas and the asks they owe (about a second on a 1M-event log),
-// too much for every scrape.
+// count again: a count of the claim conflicts reads every claim of the
+// agents that claimed from two replicas and the asks they owe, one of
+// the cycles every owed row (about a second each on a 1M-event log), too
+// much for every scrape.
 const viewCountInterval = time.Minute
 
 // viewCounts holds what the coordination views' gauges serve. A scrape
@@ -166,7 +170,7 @@ type viewCounts struct {
 
 // viewTotals are the counts the gauges serve.
 type viewTotals struct {
-	conflicts float64
+	conflicts, cycles float64
 }
 
 func (v *viewCounts) read(s *Store) viewTotals {
@@ -184,14 +188,20 @@ func (v *viewCounts) read(s *Store) viewTotals {
 	return v.totals
 }
 
-// countViews counts the coordination views' gauges.
+// countViews counts the coordination views' gauges: the owed asks in
+// claim conflict and the wait-for cycles Cycles finds with its default
+// bounds.
 func countViews(s *Store) viewTotals {
-	t := viewTotals{conflicts: math.NaN()}
-	if counts, err := s.ClaimConflictCounts(context.Background()); err == nil {
+	ctx := context.Background()
+	t := viewTotals{conflicts: math.NaN(), cycles: math.NaN()}
+	if counts, err := s.ClaimConflictCounts(ctx); err == nil {
 		t.conflicts = 0
 		for _, n := range counts {
 			t.conflicts += float64(n)
 		}
+	}
+	if w, err := s.waitCycles(ctx, CycleQuery{}); err == nil {
+		t.cycles = float64(len(w.found))
 	}
 	return t
 }

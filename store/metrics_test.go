@@ -146,9 +146,10 @@ func TestMetrics_LabelledCountersStartAtZero(t *testing.T) {
 }
 
 // TestMetrics_ViewGaugesCountOnceAMinute: the coordination views' gauges
-// count at the first scrape, serve that count to every scrape within
-// viewCountInterval on the store's wall clock however the log changes,
-// and count again at the first scrape after it.
+// (claim conflicts, wait-for cycles) count at the first scrape, serve
+// that count to every scrape within viewCountInterval on the store's wall
+// clock however the log changes, and count again, both, at the first
+// scrape after it.
 func TestMetrics_ViewGaugesCountOnceAMinute(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	wall := hlc.NewManualClock(testClockStart)
@@ -157,31 +158,40 @@ func TestMetrics_ViewGaugesCountOnceAMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	want := func(when string, conflicts float64) {
+	want := func(when string, conflicts, cycles float64) {
 		t.Helper()
 		if got := gaugeValue(t, reg, "lsnode_store_claim_conflicts"); got != conflicts {
 			t.Errorf("%s: lsnode_store_claim_conflicts = %v; want %v", when, got, conflicts)
 		}
+		if got := gaugeValue(t, reg, "lsnode_store_wait_cycles"); got != cycles {
+			t.Errorf("%s: lsnode_store_wait_cycles = %v; want %v", when, got, cycles)
+		}
 	}
 	e := mustAppend(t, s, ask("boss", "w", "c1"))
-	want("first scrape", 0)
-	// w claims the ask here and through a Python hub: a conflict.
+	want("first scrape", 0, 0)
+	// w claims the ask here and through a Python hub: a conflict. And w
+	// asks boss in turn: boss and w wait on each other.
 	wall.Advance(time.Second)
 	mustAck(t, s, e.ID, "w", "claimed")
 	py := &pyOrigin{replica: "rep_0123456789ab"}
 	mustApply(t, s, Batch{Ops: []Op{py.next(rand.New(rand.NewPCG(1, 1)), wall.Now(), "w", "boss", "c1", "claimed")}})
+	mustAppend(t, s, ask("w", "boss", "c2"))
 	if n, err := s.ClaimConflictCounts(context.Background()); err != nil || n["w"] != 1 {
 		t.Fatalf("conflicts %v, %v; want w: 1", n, err)
 	}
-	want("within the minute", 0)
+	if c, err := s.Cycles(context.Background(), CycleQuery{}); err != nil || len(c.Cycles) != 1 {
+		t.Fatalf("cycles %+v, %v; want one", c, err)
+	}
+	want("within the minute", 0, 0)
 	wall.Advance(viewCountInterval - 2*time.Second)
-	want("a second before the minute", 0)
+	want("a second before the minute", 0, 0)
 	wall.Advance(time.Second)
-	want("a minute after the first count", 1)
-	// Answered, the ask leaves the conflicts, a minute after the count.
+	want("a minute after the first count", 1, 1)
+	// Answered, the ask leaves the conflicts and the cycle, a minute after
+	// the count.
 	mustAck(t, s, e.ID, "w", "applied")
 	wall.Advance(viewCountInterval - time.Millisecond)
-	want("within the minute after the second count", 1)
+	want("within the minute after the second count", 1, 1)
 	wall.Advance(time.Millisecond)
-	want("a minute after the second count", 0)
+	want("a minute after the second count", 0, 0)
 }
