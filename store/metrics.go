@@ -160,7 +160,8 @@ const viewCountInterval = time.Minute
 // counts again only once viewCountInterval has passed since the last
 // count, on the store's wall clock, and the log changed since (the counts
 // are functions of the op set); between counts the gauges serve the last
-// ones. A count that fails serves NaN until the next.
+// ones. A count that fails serves NaN, and the next one after the
+// interval counts whether or not the log changed.
 type viewCounts struct {
 	mu     sync.Mutex
 	at     time.Time        // the last count; zero: none yet
@@ -185,6 +186,9 @@ func (v *viewCounts) read(s *Store) viewTotals {
 		return v.totals
 	}
 	v.at, v.vv, v.totals = now, vv, countViews(s)
+	if math.IsNaN(v.totals.conflicts) || math.IsNaN(v.totals.cycles) {
+		v.vv = nil
+	}
 	return v.totals
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -194,4 +195,15 @@ func TestMetrics_ViewGaugesCountOnceAMinute(t *testing.T) {
 	want("within the minute after the second count", 1, 1)
 	wall.Advance(time.Millisecond)
 	want("a minute after the second count", 0, 0)
+	// A count that fails (the store is closed) serves NaN.
+	mustAppend(t, s, note("boss", "w"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wall.Advance(viewCountInterval)
+	for _, name := range []string{"lsnode_store_claim_conflicts", "lsnode_store_wait_cycles"} {
+		if got := gaugeValue(t, reg, name); !math.IsNaN(got) {
+			t.Errorf("%s of a closed store = %v; want NaN", name, got)
+		}
+	}
 }
