@@ -210,8 +210,8 @@ func BenchmarkCycles(b *testing.B) {
 
 // BenchmarkClaimConflicts counts the claim conflicts of the big log,
 // whose agents write through four replicas alike, so that most claimed
-// asks are in conflict: what the lsnode_store_claim_conflicts gauge
-// costs when the log changed since the last scrape.
+// asks are in conflict: what a count of the lsnode_store_claim_conflicts
+// gauge (at most one a minute) and of the agents roster costs.
 func BenchmarkClaimConflicts(b *testing.B) {
 	s := bigLog(b, 0)
 	n := 0

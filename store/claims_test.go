@@ -190,11 +190,13 @@ func TestClaims_TwoReplicasConflict(t *testing.T) {
 			t.Errorf("%s: scoped conflicts = %+v, %v", s.ReplicaID(), hidden, err)
 		}
 	}
+	wa.Advance(viewCountInterval) // the gauge counts again once a minute
 	if got := gaugeValue(t, reg, "lsnode_store_claim_conflicts"); got != 1 {
 		t.Fatalf("conflicts after the heal = %v; want 1", got)
 	}
 	// Answered, the ask leaves the conflicts.
 	mustAck(t, a, e.ID, "w", "applied")
+	wa.Advance(viewCountInterval)
 	if got := gaugeValue(t, reg, "lsnode_store_claim_conflicts"); got != 0 {
 		t.Fatalf("conflicts once answered = %v; want 0", got)
 	}

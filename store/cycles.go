@@ -66,12 +66,52 @@ GROUP BY owes, asker`
 // bounded (waitGraph.cycles): at most q.Limit cycles of at most
 // q.MaxLength agents, and a fixed number of steps.
 func (s *Store) Cycles(ctx context.Context, q CycleQuery) (CycleResult, error) {
+	w, err := s.waitCycles(ctx, q)
+	if err != nil {
+		return CycleResult{}, err
+	}
+	out := CycleResult{Cycles: make([]Cycle, len(w.found)), Truncated: w.truncated}
+	asks := map[[2]string][]string{}
+	for i, c := range w.found {
+		cy := Cycle{Agents: make([]string, len(c)), Edges: make([]CycleEdge, len(c))}
+		for j, v := range c {
+			cy.Agents[j] = w.graph.names[v]
+		}
+		for j := range c {
+			e := [2]string{cy.Agents[j], cy.Agents[(j+1)%len(c)]}
+			ids, ok := asks[e]
+			if !ok {
+				evs, err := s.owedPageIDs(ctx, owedSelect{to: e[0], from: e[1], scope: q.Scope}, MaxCycleAsks)
+				if err != nil {
+					return CycleResult{}, err
+				}
+				ids, asks[e] = evs, evs
+			}
+			cy.Edges[j] = CycleEdge{Owes: e[0], To: e[1], Count: w.counts[e], Asks: ids}
+		}
+		out.Cycles[i] = cy
+	}
+	return out, nil
+}
+
+// foundCycles are the cycles of the wait-for graph as waitGraph.cycles
+// finds them, with the graph and its edges' ask counts.
+type foundCycles struct {
+	graph     *waitGraph
+	counts    map[[2]string]int
+	found     [][]int
+	truncated bool
+}
+
+// waitCycles builds the wait-for graph q may read and finds its cycles;
+// Cycles adds their asks, the cycles gauge counts them.
+func (s *Store) waitCycles(ctx context.Context, q CycleQuery) (foundCycles, error) {
 	maxLen, limit := q.MaxLength, q.Limit
 	if maxLen == 0 {
 		maxLen = MaxCycleLength
 	}
 	if maxLen < 2 || maxLen > MaxCycleLength {
-		return CycleResult{}, invalidf("max_length must be between 2 and %d", MaxCycleLength)
+		return foundCycles{}, invalidf("max_length must be between 2 and %d", MaxCycleLength)
 	}
 	if limit <= 0 || limit > MaxCycles {
 		limit = MaxCycles
@@ -85,46 +125,24 @@ func (s *Store) Cycles(ctx context.Context, q CycleQuery) (CycleResult, error) {
 	}
 	rows, err := s.reads.pool().QueryContext(ctx, waitEdgesSQL(written, pending), args...)
 	if err != nil {
-		return CycleResult{}, fmt.Errorf("wait-for edges: %w", err)
+		return foundCycles{}, fmt.Errorf("wait-for edges: %w", err)
 	}
+	defer rows.Close()
 	var edges [][2]string
 	counts := map[[2]string]int{}
 	for rows.Next() {
 		var e [2]string
 		var n int
 		if err := rows.Scan(&e[0], &e[1], &n); err != nil {
-			rows.Close()
-			return CycleResult{}, fmt.Errorf("wait-for edges: %w", err)
+			return foundCycles{}, fmt.Errorf("wait-for edges: %w", err)
 		}
 		edges = append(edges, e)
 		counts[e] = n
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return CycleResult{}, fmt.Errorf("wait-for edges: %w", err)
+		return foundCycles{}, fmt.Errorf("wait-for edges: %w", err)
 	}
 	g := newWaitGraph(edges)
 	found, truncated := g.cycles(maxLen, limit)
-	out := CycleResult{Cycles: make([]Cycle, len(found)), Truncated: truncated}
-	asks := map[[2]string][]string{}
-	for i, c := range found {
-		cy := Cycle{Agents: make([]string, len(c)), Edges: make([]CycleEdge, len(c))}
-		for j, v := range c {
-			cy.Agents[j] = g.names[v]
-		}
-		for j := range c {
-			e := [2]string{cy.Agents[j], cy.Agents[(j+1)%len(c)]}
-			ids, ok := asks[e]
-			if !ok {
-				evs, err := s.owedPageIDs(ctx, owedSelect{to: e[0], from: e[1], scope: q.Scope}, MaxCycleAsks)
-				if err != nil {
-					return CycleResult{}, err
-				}
-				ids, asks[e] = evs, evs
-			}
-			cy.Edges[j] = CycleEdge{Owes: e[0], To: e[1], Count: counts[e], Asks: ids}
-		}
-		out.Cycles[i] = cy
-	}
-	return out, nil
+	return foundCycles{graph: g, counts: counts, found: found, truncated: truncated}, nil
 }

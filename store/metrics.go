@@ -140,34 +140,72 @@ func (s *Store) registerSizeGauges(reg prometheus.Registerer) {
 	f.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "lsnode_store_disk_bytes", Help: "Size of the log database and its WAL on disk.",
 	}, func() float64 { return float64(s.diskBytes()) })
-	var conflicts conflictGauge
+	var views viewCounts
 	f.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "lsnode_store_claim_conflicts", Help: "Owed asks their addressee claimed from two or more replicas (one agent name on two machines).",
-	}, func() float64 { return conflicts.read(s) })
+		Name: "lsnode_store_claim_conflicts", Help: "Owed asks their addressee claimed from two or more replicas (one agent name on two machines); counted at most once a minute.",
+	}, func() float64 { return views.read(s).conflicts })
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lsnode_store_wait_cycles", Help: "Wait-for cycles in the owed set (agents each owing the next an ask, the last owing the first), as many as one cycles answer lists; counted at most once a minute.",
+	}, func() float64 { return views.read(s).cycles })
 }
 
-// conflictGauge caches the claim conflict count for the op set it was
-// counted on: a scrape counts again only after the log changed.
-type conflictGauge struct {
-	mu    sync.Mutex
-	vv    map[string]int64
-	count float64
+// viewCountInterval is how often at most the coordination views' gauges
+// count again: a count of the claim conflicts reads every claim of the
+// agents that claimed from two replicas and the asks they owe, one of
+// the cycles every owed row (about a second each on a 1M-event log), too
+// much for every scrape.
+const viewCountInterval = time.Minute
+
+// viewCounts holds what the coordination views' gauges serve. A scrape
+// counts again only once viewCountInterval has passed since the last
+// count, on the store's wall clock, and the log changed since (the counts
+// are functions of the op set); between counts the gauges serve the last
+// ones. A count that fails serves NaN, and the next one after the
+// interval counts whether or not the log changed.
+type viewCounts struct {
+	mu     sync.Mutex
+	at     time.Time        // the last count; zero: none yet
+	vv     map[string]int64 // the op set it counted
+	totals viewTotals
 }
 
-func (g *conflictGauge) read(s *Store) float64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// viewTotals are the counts the gauges serve.
+type viewTotals struct {
+	conflicts, cycles float64
+}
+
+func (v *viewCounts) read(s *Store) viewTotals {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := s.wall.Now()
+	if since := now.Sub(v.at); !v.at.IsZero() && since >= 0 && since < viewCountInterval {
+		return v.totals
+	}
 	vv := s.VersionVector()
-	if g.vv != nil && maps.Equal(vv, g.vv) {
-		return g.count
+	if v.vv != nil && maps.Equal(vv, v.vv) {
+		return v.totals
 	}
-	counts, err := s.ClaimConflictCounts(context.Background())
-	if err != nil {
-		return math.NaN()
+	v.at, v.vv, v.totals = now, vv, countViews(s)
+	if math.IsNaN(v.totals.conflicts) || math.IsNaN(v.totals.cycles) {
+		v.vv = nil
 	}
-	g.vv, g.count = vv, 0
-	for _, n := range counts {
-		g.count += float64(n)
+	return v.totals
+}
+
+// countViews counts the coordination views' gauges: the owed asks in
+// claim conflict and the wait-for cycles Cycles finds with its default
+// bounds.
+func countViews(s *Store) viewTotals {
+	ctx := context.Background()
+	t := viewTotals{conflicts: math.NaN(), cycles: math.NaN()}
+	if counts, err := s.ClaimConflictCounts(ctx); err == nil {
+		t.conflicts = 0
+		for _, n := range counts {
+			t.conflicts += float64(n)
+		}
 	}
-	return g.count
+	if w, err := s.waitCycles(ctx, CycleQuery{}); err == nil {
+		t.cycles = float64(len(w.found))
+	}
+	return t
 }

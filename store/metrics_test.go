@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -139,6 +142,68 @@ func TestMetrics_LabelledCountersStartAtZero(t *testing.T) {
 	for _, r := range []string{"ok", "error", "invalid"} {
 		if mf == nil || labelled(mf, "result", r) == nil {
 			t.Errorf("lsnode_store_append_duration_seconds has no series {result=%q} at start", r)
+		}
+	}
+}
+
+// TestMetrics_ViewGaugesCountOnceAMinute: the coordination views' gauges
+// (claim conflicts, wait-for cycles) count at the first scrape, serve
+// that count to every scrape within viewCountInterval on the store's wall
+// clock however the log changes, and count again, both, at the first
+// scrape after it.
+func TestMetrics_ViewGaugesCountOnceAMinute(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	wall := hlc.NewManualClock(testClockStart)
+	s, err := Open(context.Background(), Config{Dir: t.TempDir(), ReplicaID: repA, Wall: wall, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	want := func(when string, conflicts, cycles float64) {
+		t.Helper()
+		if got := gaugeValue(t, reg, "lsnode_store_claim_conflicts"); got != conflicts {
+			t.Errorf("%s: lsnode_store_claim_conflicts = %v; want %v", when, got, conflicts)
+		}
+		if got := gaugeValue(t, reg, "lsnode_store_wait_cycles"); got != cycles {
+			t.Errorf("%s: lsnode_store_wait_cycles = %v; want %v", when, got, cycles)
+		}
+	}
+	e := mustAppend(t, s, ask("boss", "w", "c1"))
+	want("first scrape", 0, 0)
+	// w claims the ask here and through a Python hub: a conflict. And w
+	// asks boss in turn: boss and w wait on each other.
+	wall.Advance(time.Second)
+	mustAck(t, s, e.ID, "w", "claimed")
+	py := &pyOrigin{replica: "rep_0123456789ab"}
+	mustApply(t, s, Batch{Ops: []Op{py.next(rand.New(rand.NewPCG(1, 1)), wall.Now(), "w", "boss", "c1", "claimed")}})
+	mustAppend(t, s, ask("w", "boss", "c2"))
+	if n, err := s.ClaimConflictCounts(context.Background()); err != nil || n["w"] != 1 {
+		t.Fatalf("conflicts %v, %v; want w: 1", n, err)
+	}
+	if c, err := s.Cycles(context.Background(), CycleQuery{}); err != nil || len(c.Cycles) != 1 {
+		t.Fatalf("cycles %+v, %v; want one", c, err)
+	}
+	want("within the minute", 0, 0)
+	wall.Advance(viewCountInterval - 2*time.Second)
+	want("a second before the minute", 0, 0)
+	wall.Advance(time.Second)
+	want("a minute after the first count", 1, 1)
+	// Answered, the ask leaves the conflicts and the cycle, a minute after
+	// the count.
+	mustAck(t, s, e.ID, "w", "applied")
+	wall.Advance(viewCountInterval - time.Millisecond)
+	want("within the minute after the second count", 1, 1)
+	wall.Advance(time.Millisecond)
+	want("a minute after the second count", 0, 0)
+	// A count that fails (the store is closed) serves NaN.
+	mustAppend(t, s, note("boss", "w"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wall.Advance(viewCountInterval)
+	for _, name := range []string{"lsnode_store_claim_conflicts", "lsnode_store_wait_cycles"} {
+		if got := gaugeValue(t, reg, name); !math.IsNaN(got) {
+			t.Errorf("%s of a closed store = %v; want NaN", name, got)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -336,5 +338,129 @@ func TestReplicaJSON(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), Config{Dir: t.TempDir(), ReplicaID: "rep_nope"}); err == nil {
 		t.Error("an invalid ReplicaID override was accepted")
+	}
+}
+
+// TestPythonFile_SearchAsAScan: a data dir the Python hub made, with no
+// search index, opened in place, gets one built over every event it
+// holds; Search then finds the hub's events by body word, type, stream,
+// writer and addressee exactly as a scan of the events does, and so too
+// once lsnode has appended events and once the hub has appended more
+// while lsnode was down.
+func TestPythonFile_SearchAsAScan(t *testing.T) {
+	dir, db := pythonFile(t, pythonDDL)
+	if _, err := db.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS events_origin_seq_idx ON events(origin_replica, origin_seq)`); err != nil {
+		t.Fatal(err)
+	}
+	const hub = "rep_11111111111111111111111111111111"
+	writeReplicaJSON(t, dir, `{"replica_id": "`+hub+`", "minted_at_note": "RFC 004 step 0"}`+"\n")
+	rng := rand.New(rand.NewPCG(5, 5))
+	gen := newBenchGen(5) // bodies of the bench vocabulary
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	// No value's words are a run of another's: a phrase search on a
+	// field finds the events whose field equals the value.
+	types := []string{"task.request", "task.reply", "note", "event.ack"}
+	streams := []string{"project/x", "project/y", "ops"}
+	agents := []string{"boss@1", "w-1", "w-2", "ci-bot"}
+	ms := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	// The hub's insert: origin_seq = rowid, its own stamp.
+	hubInsert := func(n int) {
+		t.Helper()
+		for range n {
+			ms += int64(1 + rng.IntN(50))
+			at := time.UnixMilli(ms).UTC()
+			res, err := db.Exec(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
+VALUES (?, ?, ?, 'delegation', NULL, ?, ?, NULL, NULL, NULL, NULL, ?, ?, '{}', ?, ?)`,
+				fmt.Sprintf("evt_%s_%012x", at.Format("20060102T150405"), ms), pick(types), pick(streams), pick(agents),
+				nullable(pick(append([]string{"", "*"}, agents...))), gen.body(), createdAt(at), hub, hlc.Timestamp{WallMS: ms, Replica: hub}.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rowid, _ := res.LastInsertId()
+			if _, err := db.Exec(`UPDATE events SET origin_seq = rowid WHERE rowid = ?`, rowid); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	hubInsert(400)
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'lsnode_search%'`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("the hub's file has %d search tables (%v); want none", tables, err)
+	}
+	db.Close()
+
+	wall := hlc.NewManualClock(time.UnixMilli(ms + time.Hour.Milliseconds()))
+	s := openReplicaAt(t, dir, "", wall)
+	raw := openRawDB(t, dir)
+	var indexed int
+	if err := raw.QueryRow(`SELECT count(*) FROM lsnode_search_docsize`).Scan(&indexed); err != nil || indexed != 400 {
+		t.Fatalf("Open indexed %d events (%v); want the hub's 400", indexed, err)
+	}
+	raw.Close()
+	checkSearchIntegrity(t, s)
+	wantSearchAsAScan(t, s, rng, types, streams, agents)
+
+	for range 100 {
+		wall.Advance(time.Duration(1+rng.IntN(50)) * time.Millisecond)
+		mustAppend(t, s, AppendInput{Type: pick(types), Stream: pick(streams), Room: "r", FromAgent: pick(agents),
+			ToAgent: pick(append([]string{"", "*"}, agents...)), Body: gen.body()})
+	}
+	wantSearchAsAScan(t, s, rng, types, streams, agents)
+	s.Close()
+
+	db = openRawDB(t, dir)
+	ms = wall.Now().UnixMilli()
+	hubInsert(100)
+	db.Close()
+	s2 := openReplicaAt(t, dir, "", wall)
+	checkSearchIntegrity(t, s2)
+	wantSearchAsAScan(t, s2, rng, types, streams, agents)
+	s2.Close()
+	checkPythonSchema(t, dir)
+}
+
+// wantSearchAsAScan checks, for every type, stream and agent and for a
+// dozen words of the bodies held, that a search of the field finds the
+// events, in HLC order, that a scan finds: those whose field equals the
+// value, or whose body holds the word.
+func wantSearchAsAScan(t *testing.T, s *Store, rng *rand.Rand, types, streams, agents []string) {
+	t.Helper()
+	var evs []Event
+	for _, ops := range allOps(t, s) {
+		for _, op := range ops {
+			evs = append(evs, op.Event)
+		}
+	}
+	slices.SortFunc(evs, compareOpOrder)
+	type probe struct {
+		query string
+		match func(Event) bool
+	}
+	var probes []probe
+	for _, v := range types {
+		probes = append(probes, probe{`type:"` + v + `"`, func(e Event) bool { return e.Type == v }})
+	}
+	for _, v := range streams {
+		probes = append(probes, probe{`stream:"` + v + `"`, func(e Event) bool { return e.Stream == v }})
+	}
+	for _, v := range agents {
+		probes = append(probes, probe{`from_agent:"` + v + `"`, func(e Event) bool { return e.FromAgent == v }},
+			probe{`to_agent:"` + v + `"`, func(e Event) bool { return e.ToAgent == v }})
+	}
+	for range 12 {
+		words := strings.Fields(evs[rng.IntN(len(evs))].Body)
+		word := words[rng.IntN(len(words))]
+		probes = append(probes, probe{"body:" + word, func(e Event) bool { return slices.Contains(strings.Fields(e.Body), word) }})
+	}
+	for _, p := range probes {
+		var want []string
+		for _, e := range evs {
+			if p.match(e) {
+				want = append(want, e.ID)
+			}
+		}
+		if got := searchAllIDs(t, s, p.query); !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%s: search %s found %d events, a scan %d", s.ReplicaID(), p.query, len(got), len(want))
+		}
 	}
 }

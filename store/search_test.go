@@ -315,7 +315,7 @@ func TestSearch_AfterRestart(t *testing.T) {
 
 // TestSearch_AfterApply: 10,000 remote events applied in batches are
 // found exactly as a scan of their bodies finds them (the 100k version
-// is BenchmarkSearchApply100k).
+// is BenchmarkSearchAfterApply).
 func TestSearch_AfterApply(t *testing.T) {
 	s, _ := openReplica(t, repD)
 	gen := newBenchGen(9)
@@ -347,24 +347,30 @@ func wantSearchMatchesScan(t testing.TB, s *Store, n int) {
 				want = append(want, e.ID)
 			}
 		}
-		var got []string
-		cursor := ""
-		for {
-			res, err := s.Search(context.Background(), SearchQuery{Query: "body:" + word, Order: SearchOldestFirst,
-				Filter: Filter{Limit: MaxViewLimit, Cursor: cursor}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range res.Hits {
-				got = append(got, h.Event.ID)
-			}
-			cursor = res.Cursor
-			if len(res.Hits) < MaxViewLimit {
-				break
-			}
-		}
-		if !slices.Equal(sorted(got), sorted(want)) {
+		if got := searchAllIDs(t, s, "body:"+word); !slices.Equal(sorted(got), sorted(want)) {
 			t.Fatalf("%q: search found %d events, a scan %d", word, len(got), len(want))
+		}
+	}
+}
+
+// searchAllIDs returns the ids of every event a query matches, oldest
+// first, page after page.
+func searchAllIDs(t testing.TB, s *Store, query string) []string {
+	t.Helper()
+	var got []string
+	cursor := ""
+	for {
+		res, err := s.Search(context.Background(), SearchQuery{Query: query, Order: SearchOldestFirst,
+			Filter: Filter{Limit: MaxViewLimit, Cursor: cursor}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			got = append(got, h.Event.ID)
+		}
+		cursor = res.Cursor
+		if len(res.Hits) < MaxViewLimit {
+			return got
 		}
 	}
 }
