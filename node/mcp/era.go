@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pynum"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // The MCP client eras the handler tells apart (docs/compatibility.md,
@@ -57,27 +57,28 @@ func requestVersion(r *http.Request, params json.RawMessage) string {
 }
 
 // metaVersion is the protocol version in params._meta as the SDK reads
-// it (a decode of the params' _meta, "" when that fails), so that both
-// paths agree on a request's era. Only params that name _meta, or hold an
+// it, so that both paths agree on a request's era: the SDK decodes the
+// params' _meta (its key matched exactly, never in another case) and
+// finds none when that fails. Only params that name _meta, or hold an
 // escape that could spell it, are read: with pyjson's reader when one
-// member's key is _meta in any case, which is then the _meta encoding/json
-// decodes (a map of values that decode: beyondFloat64), and by decoding
-// the params otherwise, whose repeated _meta members merge.
+// member's key is _meta, which is then the _meta the SDK decodes (a map
+// of values that decode: beyondFloat64), and as the SDK decodes them
+// otherwise (sdkMetaVersion), since repeated _meta members merge.
 func metaVersion(params json.RawMessage) string {
 	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
 		return ""
 	}
 	members, err := jsonText.Members(params)
 	if err != nil {
-		return "" // null, or not an object: encoding/json decodes no _meta either
+		return "" // null, or not an object: the SDK decodes no _meta either
 	}
 	var meta json.RawMessage
 	for _, m := range members {
-		if !strings.EqualFold(m.Key, "_meta") {
+		if m.Key != "_meta" {
 			continue
 		}
 		if meta != nil {
-			return decodedMetaVersion(params)
+			return sdkMetaVersion(params)
 		}
 		meta = m.Value
 	}
@@ -90,12 +91,16 @@ func metaVersion(params json.RawMessage) string {
 	return s
 }
 
-// decodedMetaVersion is metaVersion by a decode of the params.
-func decodedMetaVersion(params json.RawMessage) string {
+// sdkMetaVersion is metaVersion by the SDK's own decode of the params:
+// segmentio's encoding/json, which go-sdk uses, with struct fields
+// matched by their exact name as go-sdk configures it.
+func sdkMetaVersion(params json.RawMessage) string {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	dec := segjson.NewDecoder(bytes.NewReader(params))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if dec.Decode(&p) != nil {
 		return ""
 	}
 	v, _ := p.Meta[metaProtocolVersion].(string)
