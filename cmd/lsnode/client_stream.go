@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -153,8 +154,9 @@ func (t *tailer) run(ctx context.Context) error {
 
 // retryable returns nil when the tail should reconnect after err, and
 // the error to stop with otherwise: output failures, refusals other than
-// the stream caps (503 for the node's, 429 for this client's), and a
-// node never reached. A node that does not hold
+// the stream caps (503 for the node's, 429 for this client's) and a
+// proxy's answers for a node it cannot reach (502, 504), and a node never
+// reached. A node that does not hold
 // the last event (another node behind the same address) is retried from
 // the portable cursor when the stream reported one.
 func (t *tailer) retryable(err error) error {
@@ -166,13 +168,18 @@ func (t *tailer) retryable(err error) error {
 	case errors.As(err, &se) && se.status == http.StatusBadRequest && t.lastID != "" && t.cursor != "":
 		t.lastID = ""
 		return nil
-	case errors.As(err, &se) && se.status != http.StatusServiceUnavailable && se.status != http.StatusTooManyRequests:
+	case errors.As(err, &se) && !slices.Contains(retriedStatuses, se.status):
 		return err
 	case errors.Is(err, errUnreachable) && !t.connected:
 		return err
 	}
 	return nil
 }
+
+// retriedStatuses are the refusals a tail waits out: the stream caps and
+// a proxy's "the node is not there right now".
+var retriedStatuses = []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable,
+	http.StatusGatewayTimeout}
 
 // outputError is a failure to print: the tail stops.
 type outputError struct{ err error }

@@ -21,12 +21,13 @@ import (
 // through, can cut the open streams, and holds each new stream until
 // released, so a test decides what happens while the tail is away.
 type streamProxy struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	cuts []context.CancelFunc
-	held bool
-	gate chan struct{}
-	hits int // stream requests seen
+	srv    *httptest.Server
+	mu     sync.Mutex
+	cuts   []context.CancelFunc
+	held   bool
+	gate   chan struct{}
+	hits   int // stream requests seen
+	opened int // streams the node answered
 }
 
 func newStreamProxy(t *testing.T, target string) *streamProxy {
@@ -35,8 +36,16 @@ func newStreamProxy(t *testing.T, target string) *streamProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }}
 	p := &streamProxy{gate: make(chan struct{})}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) },
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.Request.URL.Path == "/logstream/stream" {
+				p.mu.Lock()
+				p.opened++
+				p.mu.Unlock()
+			}
+			return nil
+		}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/logstream/stream" {
 			rp.ServeHTTP(w, r)
@@ -85,6 +94,14 @@ func (p *streamProxy) streamHits() int {
 	return p.hits
 }
 
+// streamsOpened counts the streams the node answered, whose answer the
+// proxy then passes on.
+func (p *streamProxy) streamsOpened() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.opened
+}
+
 // startTail runs `lsnode events tail` until the test ends.
 func startTail(t *testing.T, args ...string) (out, errOut *syncBuffer, stop func() int) {
 	t.Helper()
@@ -116,7 +133,9 @@ func TestTail_FromNowResumesAcrossDisconnect(t *testing.T) {
 	}
 	p := newStreamProxy(t, n.URL())
 	out, errOut, stop := startTail(t, "--addr="+p.srv.URL, "--json")
-	testwait.Until(t, tailWithin, "the stream", func() bool { return p.streamHits() == 1 })
+	// Cut only a stream the node answered: a cut before that is the
+	// proxy's 502, another case (TestTail_WaitsOutGatewayErrors).
+	testwait.Until(t, tailWithin, "the stream", func() bool { return p.streamsOpened() == 1 })
 
 	p.cutAndHold()
 	testwait.Until(t, tailWithin, "the reconnect", func() bool { return p.streamHits() == 2 })
@@ -207,5 +226,38 @@ func TestTail_ReconnectsASilentStream(t *testing.T) {
 	defer mu.Unlock()
 	if lastIDs[1] != "evt_1" || !strings.Contains(errOut.String(), "no data from the node for 100ms; reconnecting") {
 		t.Fatalf("reconnect from %q, stderr %q", lastIDs[1], errOut.String())
+	}
+}
+
+// A proxy in front of a node answers 502 or 504 while the node is not
+// there (restarting, moved): the tail waits those out as it does the
+// stream caps, and still stops on a refusal of the node's own.
+func TestTail_WaitsOutGatewayErrors(t *testing.T) {
+	var mu sync.Mutex
+	answers := []int{http.StatusBadGateway, http.StatusGatewayTimeout, http.StatusOK, http.StatusForbidden}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		code := answers[0]
+		if len(answers) > 1 {
+			answers = answers[1:]
+		}
+		mu.Unlock()
+		if code != http.StatusOK {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "id: evt_1\nevent: logstream\ndata: {\"id\": \"evt_1\"}\n\n") // then the stream ends
+	}))
+	t.Cleanup(srv.Close)
+	out, errOut, stop := startTail(t, "--addr="+srv.URL, "--json", "--since=evt_0")
+	testwait.Until(t, tailWithin, "the tail to stop on the 403", func() bool { return strings.Contains(errOut.String(), "403") })
+	if code := stop(); code == 0 || !strings.Contains(out.String(), "evt_1") {
+		t.Fatalf("tail exit %d, out %q, stderr %q: want evt_1 printed, then a stop on the 403", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"502", "504"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Fatalf("stderr %q: want the %s waited out with a reconnect notice", errOut.String(), want)
+		}
 	}
 }
