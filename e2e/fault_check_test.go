@@ -234,13 +234,16 @@ func decodeStored(raw json.RawMessage) (storedEvent, error) {
 // readList pages mempalace_event_list oldest first with its portable
 // cursor until a page comes back empty.
 func readList(t checkTarget) ([]string, error) {
+	return pageIDs(t, "mempalace_event_list", map[string]any{"order": "asc"})
+}
+
+// pageIDs calls tool with args and the cursor of each answer until a page
+// comes back empty, and returns the ids of its events in order.
+func pageIDs(t checkTarget, tool string, args map[string]any) ([]string, error) {
 	var ids []string
-	cursor := ""
+	args = maps.Clone(args)
+	args["limit"] = 500
 	for page := 0; page < 100000; page++ {
-		args := map[string]any{"limit": 500, "order": "asc"}
-		if cursor != "" {
-			args["cursor"] = cursor
-		}
 		var res struct {
 			Events []struct {
 				ID string `json:"id"`
@@ -248,11 +251,11 @@ func readList(t checkTarget) ([]string, error) {
 			Cursor string `json:"cursor"`
 			Error  string `json:"error"`
 		}
-		if err := dkTryToolCall(t.URL, t.Token, "mempalace_event_list", args, &res); err != nil {
+		if err := dkTryToolCall(t.URL, t.Token, tool, args, &res); err != nil {
 			return nil, err
 		}
 		if res.Error != "" {
-			return nil, fmt.Errorf("event_list: %s", res.Error)
+			return nil, fmt.Errorf("%s: %s", tool, res.Error)
 		}
 		if len(res.Events) == 0 {
 			return ids, nil
@@ -261,11 +264,11 @@ func readList(t checkTarget) ([]string, error) {
 			ids = append(ids, e.ID)
 		}
 		if res.Cursor == "" {
-			return nil, fmt.Errorf("event_list: a page of %d events without a cursor", len(res.Events))
+			return nil, fmt.Errorf("%s: a page of %d events without a cursor", tool, len(res.Events))
 		}
-		cursor = res.Cursor
+		args["cursor"] = res.Cursor
 	}
-	return nil, fmt.Errorf("event_list: no end after 100000 pages")
+	return nil, fmt.Errorf("%s: no end after 100000 pages", tool)
 }
 
 // readOwed reads mempalace_event_owed for agent in stream.

@@ -56,7 +56,7 @@ func checkViews(r *checkReport, states []*nodeState) {
 	}
 	for _, q := range viewQueries {
 		compareAcross(r, states, fmt.Sprintf("search %v", q), func(t checkTarget) ([]string, error) {
-			return readSearch(t, q)
+			return pageIDs(t, "mempalace_event_search", q)
 		})
 	}
 	r.Views = len(keys) + 1 + len(viewQueries)
@@ -143,34 +143,4 @@ func readCycles(t checkTarget) ([]string, error) {
 		out[i] = string(b)
 	}
 	return append(out, fmt.Sprintf("truncated=%v", res.Truncated)), nil
-}
-
-// readSearch pages one search to its end and returns the ids in order.
-func readSearch(t checkTarget, q map[string]any) ([]string, error) {
-	var ids []string
-	args := maps.Clone(q)
-	args["limit"] = 500
-	for page := 0; page < 10000; page++ {
-		var res struct {
-			Events []struct {
-				ID string `json:"id"`
-			} `json:"events"`
-			Cursor string `json:"cursor"`
-			Error  string `json:"error"`
-		}
-		if err := dkTryToolCall(t.URL, t.Token, "mempalace_event_search", args, &res); err != nil {
-			return nil, err
-		}
-		if res.Error != "" {
-			return nil, fmt.Errorf("event_search: %s", res.Error)
-		}
-		for _, e := range res.Events {
-			ids = append(ids, e.ID)
-		}
-		if res.Cursor == "" || len(res.Events) == 0 {
-			return ids, nil
-		}
-		args["cursor"] = res.Cursor
-	}
-	return nil, fmt.Errorf("event_search: no end after 10000 pages")
 }
