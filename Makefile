@@ -37,7 +37,7 @@ BENCH_OUT ?= bench.txt
 # make soak DURATION=30m
 DURATION ?= 10m
 
-.PHONY: cluster help build run test test-race promtool bench bench-replication fuzz-smoke proto verify-proto tools \
+.PHONY: cluster help build run test test-race test-norace promtool bench bench-replication fuzz-smoke proto verify-proto tools \
 	lint e2e docker soak clean
 
 help: ## list the targets
@@ -53,9 +53,9 @@ run: build ## build, then run one node with the default data dir (ARGS=... adds 
 cluster: build ## a 3-node mesh on loopback (HTTP 8765-8767) until Ctrl-C; data in ./lsnode-cluster
 	scripts/local-cluster.sh $(LSNODE)
 
-test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, promtool, fuzz-smoke, e2e
+test: tools ## everything CI runs: lint, verify-proto, unit tests with -race, test-norace, promtool, fuzz-smoke, e2e
 	@rm -f $(TEST_COUNTS)
-	$(MAKE) --no-print-directory lint verify-proto test-race promtool fuzz-smoke e2e
+	$(MAKE) --no-print-directory lint verify-proto test-race test-norace promtool fuzz-smoke e2e
 	@awk '{ p += $$2; f += $$3; s += $$4 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' $(TEST_COUNTS)
 
 # The deploy/ tests that run promtool. `make promtool` runs them, and
@@ -64,6 +64,12 @@ PROMTOOL_TESTS := ^Test(Rules_Promtool|PrometheusConfig_Promtool)
 
 test-race: ## go test -race -count=1 ./... but the promtool tests (make promtool)
 	$(GOTEST) -label unit -- -race -count=1 -timeout 20m -skip '$(PROMTOOL_TESTS)' ./...
+
+# Tests too slow under the race detector, which skip themselves there.
+NORACE_TESTS := ^TestSearch_AfterApply100k$$
+
+test-norace: ## the tests that skip themselves under -race, run without it
+	$(GOTEST) -label norace -- -count=1 -run '$(NORACE_TESTS)' ./store/
 
 promtool: ## the promtool checks and unit tests of deploy/prometheus; without promtool they fail, or skip when not root
 	@if command -v promtool >/dev/null 2>&1; then \

@@ -227,21 +227,3 @@ func BenchmarkClaimConflicts(b *testing.B) {
 	})
 	b.ReportMetric(float64(n), "conflicts")
 }
-
-// BenchmarkSearchAfterApply applies 100,000 fleet events to a fresh store
-// and then checks that searches find exactly what a scan of the bodies
-// finds (TestSearch_AfterApply on 10,000). Run it with -benchtime=1x.
-func BenchmarkSearchAfterApply(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		s, err := Open(context.Background(), Config{Dir: b.TempDir(), ReplicaID: repD})
-		if err != nil {
-			b.Fatal(err)
-		}
-		applyFrom(b, s, newBenchGen(9), 100_000)
-		b.StopTimer()
-		wantSearchMatchesScan(b, s, 12)
-		checkSearchIntegrity(b, s)
-		s.Close()
-		b.StartTimer()
-	}
-}

@@ -314,17 +314,33 @@ func TestSearch_AfterRestart(t *testing.T) {
 }
 
 // TestSearch_AfterApply: 10,000 remote events applied in batches are
-// found exactly as a scan of their bodies finds them (the 100k version
-// is BenchmarkSearchAfterApply).
+// found exactly as a scan of their bodies finds them.
 func TestSearch_AfterApply(t *testing.T) {
+	searchAfterApply(t, 10_000, 6)
+}
+
+// TestSearch_AfterApply100k is TestSearch_AfterApply on 100,000 events.
+// Under the race detector it takes minutes, so it is skipped there, and
+// make test runs it without the detector (test-norace).
+func TestSearch_AfterApply100k(t *testing.T) {
+	if raceDetector {
+		t.Skip("100,000 applies take minutes under the race detector: make test-norace runs this test")
+	}
+	searchAfterApply(t, 100_000, 12)
+}
+
+// searchAfterApply applies n fleet events in batches to a fresh store and
+// compares words searches with a scan.
+func searchAfterApply(t *testing.T, n, words int) {
+	t.Helper()
 	s, _ := openReplica(t, repD)
 	gen := newBenchGen(9)
-	for done := 0; done < 10_000; done += benchBatch {
+	for done := 0; done < n; done += benchBatch {
 		if res := mustApply(t, s, gen.batch(benchBatch)); res.Applied != benchBatch {
 			t.Fatalf("apply: %s", fmtResult(res))
 		}
 	}
-	wantSearchMatchesScan(t, s, 6)
+	wantSearchMatchesScan(t, s, words)
 	checkSearchIntegrity(t, s)
 }
 

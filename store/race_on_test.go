@@ -1,0 +1,6 @@
+//go:build race
+
+package store
+
+// raceDetector reports a test binary built with -race.
+const raceDetector = true
