@@ -13,40 +13,17 @@ import (
 // owe (mempalace_event_awaiting), oldest first, with their age, claim
 // and the addressee's last stamp; --older-than keeps the overdue ones.
 func runAwaiting(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("awaiting", stdout, stderr)
-	cf := addClientFlags(fs.FlagSet)
-	agent := fs.String("agent", "", "the asker whose awaited asks to list (required)")
-	stream := fs.String("stream", "", "only asks of this stream")
-	olderThan := fs.String("older-than", "", "only asks at least this old, e.g. 30m or 2h")
-	limit := fs.Int("limit", 0, "most asks to return (node default 50, at most 500)")
-	if err := parseFlags(fs, args, false); err != nil {
-		return err
-	}
-	if *agent == "" {
-		return usageErrorf("--agent is required")
-	}
-	call := map[string]any{"agent": *agent}
-	if *stream != "" {
-		call["stream"] = *stream
-	}
-	if *olderThan != "" {
-		call["older_than"] = *olderThan
-	}
-	if *limit != 0 {
-		call["limit"] = *limit
-	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
-	raw, err := c.callTool(ctx, "mempalace_event_awaiting", call)
-	if err != nil {
-		return err
-	}
-	if *cf.asJSON {
-		return printRaw(stdout, raw)
-	}
-	return printAsks(stdout, raw)
+	return awaitingView.run(ctx, args, stdout, stderr)
+}
+
+var awaitingView = agentView{
+	name: "awaiting", tool: "mempalace_event_awaiting",
+	agentUsage: "the asker whose awaited asks to list", limitUsage: "most asks to return",
+	args: func(ta *toolArgs) {
+		ta.str("stream", "stream", "only asks of this stream")
+		ta.str("older-than", "older_than", "only asks at least this old, e.g. 30m or 2h")
+	},
+	print: printAsks,
 }
 
 // wireAsk is the part of an awaiting answer's ask the table shows.

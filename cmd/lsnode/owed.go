@@ -13,36 +13,14 @@ import (
 // yet closed by a terminal reply of its own; each with the thread's
 // status and its claim.
 func runOwed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("owed", stdout, stderr)
-	cf := addClientFlags(fs.FlagSet)
-	agent := fs.String("agent", "", "the agent whose owed events to list (required)")
-	stream := fs.String("stream", "", "only events of this stream")
-	limit := fs.Int("limit", 0, "most events to return (node default 50, at most 500)")
-	if err := parseFlags(fs, args, false); err != nil {
-		return err
-	}
-	if *agent == "" {
-		return usageErrorf("--agent is required")
-	}
-	call := map[string]any{"agent": *agent}
-	if *stream != "" {
-		call["stream"] = *stream
-	}
-	if *limit != 0 {
-		call["limit"] = *limit
-	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
-	raw, err := c.callTool(ctx, "mempalace_event_owed", call)
-	if err != nil {
-		return err
-	}
-	if *cf.asJSON {
-		return printRaw(stdout, raw)
-	}
-	return printOwed(stdout, raw)
+	return owedView.run(ctx, args, stdout, stderr)
+}
+
+var owedView = agentView{
+	name: "owed", tool: "mempalace_event_owed",
+	agentUsage: "the agent whose owed events to list", limitUsage: "most events to return",
+	args:  func(ta *toolArgs) { ta.str("stream", "stream", "only events of this stream") },
+	print: printOwed,
 }
 
 // printOwed writes an owed answer as an event table with each event's
