@@ -142,9 +142,9 @@ func (c *checker) taskBaseCommit(key string) string {
 	return c.str(func() (string, error) { return rules.TaskBaseCommit(c.a.get(key)) })
 }
 
-// cursor reads a portable cursor token; its contents are the store's to
-// judge.
-func (c *checker) cursor(key string) string {
+// optionalString reads an argument that is a string or absent (""); any
+// other value fails with key and must ("must be a string").
+func (c *checker) optionalString(key, must string) string {
 	return c.str(func() (string, error) {
 		switch v := c.a.get(key).(type) {
 		case nil:
@@ -152,18 +152,20 @@ func (c *checker) cursor(key string) string {
 		case string:
 			return v, nil
 		}
-		return "", toolFailure(key + " must be a string")
+		return "", toolFailure(key + " " + must)
 	})
+}
+
+// cursor reads a portable cursor token; its contents are the store's to
+// judge.
+func (c *checker) cursor(key string) string {
+	return c.optionalString(key, "must be a string")
 }
 
 // olderThan reads a duration argument such as "30m".
 func (c *checker) olderThan(key string) time.Duration {
+	v := c.optionalString(key, "must be a string")
 	if c.err != nil {
-		return 0
-	}
-	v, ok := c.a.get(key).(string)
-	if !ok && c.a.get(key) != nil {
-		c.err = toolFailure(key + " must be a string")
 		return 0
 	}
 	d, err := store.ParseOlderThan(v)
@@ -174,15 +176,7 @@ func (c *checker) olderThan(key string) time.Duration {
 // searchQuery reads a search query; its emptiness, length and syntax
 // are the store's to judge.
 func (c *checker) searchQuery(key string) string {
-	return c.str(func() (string, error) {
-		switch v := c.a.get(key).(type) {
-		case nil:
-			return "", nil
-		case string:
-			return v, nil
-		}
-		return "", toolFailure(key + " must be a non-empty string")
-	})
+	return c.optionalString(key, "must be a non-empty string")
 }
 
 // searchOrder reads a search order, 'rank' or 'hlc', as the store's.
