@@ -3,8 +3,8 @@ package simnet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/lsnode/lsnode/store"
 )
@@ -33,12 +33,7 @@ func (m *MemLog) PutArtifact(content string) store.Artifact {
 func (m *MemLog) Artifacts() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ids := make([]string, 0, len(m.artifacts))
-	for id := range m.artifacts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	return slices.Sorted(maps.Keys(m.artifacts))
 }
 
 // Renumber numbers the feed again under a new id, as a store does after
