@@ -34,7 +34,8 @@ type phSummary struct {
 }
 
 // TestPyHub_PythonPullerPullsLsnode: an independent stdlib-only Python
-// puller (e2e/python/pull.py, written from the wire notes) pulls a real
+// puller (e2e/python/pull.py, written from docs/compatibility.md#pull-protocol
+// and #sync-routes) pulls a real
 // `lsnode serve` to completion, in pages of 3, and ends up with exactly
 // the events and artifacts the node serves.
 func TestPyHub_PythonPullerPullsLsnode(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // AgentInfo is one agent of the roster that the log implies: every
 // from_agent, the replicas it wrote through and when it was last seen.
 // Unlike the peer list, it shows a hub-and-spoke fleet (many agents, one
-// replica) for what it is (RFC 003 §2).
+// replica) for what it is (RFC 003 §2, docs/architecture.md#rfcs).
 type AgentInfo struct {
 	// Agent is the from_agent value.
 	Agent string
@@ -31,7 +31,7 @@ type AgentInfo struct {
 	// replicas within the window of each other (by HLC wall time): the
 	// same name is most likely in use on two machines at once, whose
 	// "you cannot owe yourself" filters then hide each other's asks (RFC
-	// 003 §7.7).
+	// 003 §7.7, docs/architecture.md#rfcs).
 	Shared bool
 	// ClaimConflicts counts the asks it owes that it claimed from two or
 	// more replicas (claims.go): the same name at work on two machines.

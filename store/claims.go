@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// Claims. RFC 003 leaves "claimed" a convention ("earliest HLC wins" is
-// the clients' to apply); the store applies it. A claim on an ask is a
-// reply with status claimed from the ask's addressee that joins the ask
+// Claims. In RFC 003 §3.3 (docs/architecture.md#rfcs) "claimed" is a
+// reply that does not close an ask, and which claim holds is left to
+// clients; the store decides it. A claim on an ask is a reply with
+// status claimed from the ask's addressee that joins the ask
 // as a closing reply would (ack_of, or the same correlation_id and came
 // after it: replyCameAfter). The current claim is the earliest of them by
 // HLC. When the addressee's claims on one ask come from two or more

@@ -130,9 +130,10 @@ func TestOwed_ConcurrentAskStaysOwed(t *testing.T) {
 	}
 }
 
-// TestOwed_RFCSeqRuleDiverges reproduces RFC 003 §3.3's derivation
-// ("a strictly higher seq") on two replicas holding the same ops: it gives
-// different owed sets (§7.3), while Store.Owed gives the same one.
+// TestOwed_RFCSeqRuleDiverges reproduces RFC 003 §3.3's derivation ("a
+// strictly higher seq"; docs/architecture.md#rfcs) on two replicas holding
+// the same ops: it gives different owed sets (§7.3), while Store.Owed
+// gives the same one.
 func TestOwed_RFCSeqRuleDiverges(t *testing.T) {
 	a, _ := openReplica(t, repA)
 	b, _ := openReplica(t, repB)

@@ -7,7 +7,8 @@ import (
 
 // lsnode_progress holds every reply that reports progress on an ask
 // without closing it: status claimed ("I am working on it") or ready
-// ("the work exists"), RFC 003's two non-terminal replies. Like
+// ("the work exists"), the two non-terminal replies of RFC 003 §3.3
+// (docs/architecture.md#rfcs). Like
 // lsnode_closures it is a function of the op set (a row per such event,
 // written with it, INSERT OR IGNORE), so the claims and statuses read
 // from it (claims.go) are the same on every converged replica. A reply

@@ -17,8 +17,9 @@ import (
 )
 
 // preReplicationDDL is the Python hub's schema before replication (RFC 003
-// §3.1 without origin_replica, origin_seq and hlc; no topic; artifacts
-// without origin_replica), as a file written by that era holds it.
+// §3.1, docs/architecture.md#rfcs, without origin_replica, origin_seq and
+// hlc; no topic; artifacts without origin_replica), as a file written by
+// that era holds it.
 const preReplicationDDL = `
 CREATE TABLE IF NOT EXISTS events (
     id TEXT PRIMARY KEY,

@@ -163,7 +163,8 @@ type Written struct {
 	Artifact  *Artifact
 	Duplicate bool
 	// SharedName is set when the writing agent name was seen writing
-	// through another replica recently (RFC 003 §7.7).
+	// through another replica recently (RFC 003 §7.7,
+	// docs/architecture.md#rfcs).
 	SharedName []string
 }
 

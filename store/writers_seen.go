@@ -77,7 +77,8 @@ WHERE hlc >= ? AND origin_replica IS NOT NULL GROUP BY from_agent, origin_replic
 }
 
 // sharedName lists the other replicas through which agent wrote within
-// the window: the same name on two devices (RFC 003 §7.7).
+// the window: the same name on two devices (RFC 003 §7.7,
+// docs/architecture.md#rfcs).
 func (s *Store) sharedName(agent string) []string {
 	since := s.wall.Now().Add(-sharedNameWindow).UnixMilli()
 	s.mu.Lock()

@@ -117,7 +117,7 @@ func renderAgents(w io.Writer, r agentsReply, now time.Time) error {
 	if shared > 0 {
 		window := time.Duration(r.WindowS * float64(time.Second))
 		fmt.Fprintf(&notes, "\nSHARED: wrote through two or more replicas within %v of each other; the same name is\n"+
-			"probably in use on two machines, which then hide each other's asks (RFC 003 §7.7).\n", window)
+			"probably in use on two machines, which then hide each other's asks (docs/operations.md#coordination-views).\n", window)
 	}
 	if conflicts > 0 {
 		notes.WriteString("\nCONFLICTS: asks the agent owes and claimed through two or more replicas, the same name\n" +

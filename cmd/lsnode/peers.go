@@ -211,7 +211,8 @@ func hasPeers(rows []peerRow) bool {
 }
 
 // renderNoPeers is the answer of a hub-and-spoke node: no peer replica,
-// which says nothing about how many agents use it (RFC 003 §2).
+// which says nothing about how many agents use it (RFC 003 §2,
+// docs/architecture.md#rfcs).
 func renderNoPeers(w io.Writer, agents *int64) error {
 	if agents == nil {
 		_, err := fmt.Fprintln(w, "no peer replicas; this node does not report active agents (not an lsnode node?)")

@@ -12,7 +12,8 @@ import (
 const defaultAgentsWindow = 10 * time.Minute
 
 // handleAgents answers GET /lsnode/agents?window=DURATION: the agent
-// roster derived from the log (RFC 003 §7.7 shared names flagged), with
+// roster derived from the log (shared names flagged: RFC 003 §7.7,
+// docs/architecture.md#rfcs), with
 // each agent's claim conflicts: the asks it owes and claimed through two
 // or more replicas.
 func (s *Server) handleAgents(w http.ResponseWriter, r *http.Request) {

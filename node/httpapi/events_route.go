@@ -14,7 +14,8 @@ import (
 // eventsDefaultLimit is the page size of GET /logstream/events.
 const eventsDefaultLimit = 50
 
-// handleEvents serves GET /logstream/events (RFC 003 §9.5): a JSON page
+// handleEvents serves GET /logstream/events (RFC 003 §9.5, a route the
+// hub lacks: docs/architecture.md#rfcs): a JSON page
 // {"events", "count", "cursor"} of the events after a cursor (the shape
 // of mempalace_event_list and _wait, eventpage.Render), oldest
 // first, with the filters of the stream. The cursor is the portable
