@@ -173,7 +173,11 @@ func sampleSetting(t *testing.T, fl *flag.Flag) (file, shown string) {
 			return "true", "true"
 		}
 	}
-	switch kind, _ := flag.UnquoteUsage(fl); kind {
+	kind, _ := flag.UnquoteUsage(fl)
+	if tn, ok := fl.Value.(typeNamer); ok {
+		kind = tn.typeName()
+	}
+	switch kind {
 	case "int":
 		return "7", "7"
 	case "string":

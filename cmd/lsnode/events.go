@@ -201,7 +201,7 @@ func eventsList(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ta.str("since-created-at", "since_created_at", "only events created at or after YYYY-MM-DD[THH:MM:SSZ]")
 	ta.str("cursor", "cursor", "portable cursor of a previous page (any node)")
 	ta.str("order", "order", "asc or desc (default: asc when resuming, else desc)")
-	limit := fs.Int("limit", 0, "most events to return (node default 50, at most 500)")
+	limit := intFlag(fs.FlagSet, "limit", 0, "most events to return (node default 50, at most 500)")
 	preview := fs.Bool("preview", false, "cut bodies to 200 characters")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
