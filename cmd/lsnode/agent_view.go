@@ -25,7 +25,7 @@ func (v agentView) run(ctx context.Context, args []string, stdout, stderr io.Wri
 	agent := fs.String("agent", "", v.agentUsage+" (required)")
 	ta := newToolArgs(fs.FlagSet)
 	v.args(ta)
-	limit := fs.Int("limit", 0, v.limitUsage+" (node default 50, at most 500)")
+	limit := intFlag(fs.FlagSet, "limit", 0, v.limitUsage+" (node default 50, at most 500)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	window := durationFlag(fs.FlagSet, "window", 10*time.Minute,
 		"flag an agent SHARED when it wrote through two replicas within this time of each other")
 	cycles := fs.Bool("cycles", false, "list the wait-for cycles instead: agents each waiting on the next for a reply, the last on the first")
-	limit := fs.Int("limit", 0, "with --cycles: most cycles to list (node default and largest 100)")
+	limit := intFlag(fs.FlagSet, "limit", 0, "with --cycles: most cycles to list (node default and largest 100)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}

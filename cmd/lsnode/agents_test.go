@@ -80,7 +80,7 @@ func TestRunAgents_Errors(t *testing.T) {
 	}{
 		{"route missing", []string{"agents", "--addr", python.URL}, exitFailure, "lsnode agents: 404 Not Found"},
 		{"negative window", []string{"agents", "--window", "-1m"}, exitUsage, "--window must not be negative"},
-		{"bad window", []string{"agents", "--window", "soon"}, exitUsage, "invalid value"},
+		{"bad window", []string{"agents", "--window", "soon"}, exitUsage, `--window: want a duration with a unit, such as 30s or 5m, got "soon"`},
 		{"window with cycles", []string{"agents", "--cycles", "--window", "1m"}, exitUsage, "it does not apply to --cycles"},
 		{"limit without cycles", []string{"agents", "--limit", "3"}, exitUsage, "--limit applies to --cycles only"},
 		{"negative limit", []string{"agents", "--cycles", "--limit=-1"}, exitUsage, "--limit must not be negative"},

@@ -69,8 +69,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := lookup(name)
 	if !ok {
+		if strings.HasPrefix(name, "-") {
+			flagName, _, _ := strings.Cut(strings.TrimLeft(name, "-"), "=")
+			fmt.Fprintf(stderr, "lsnode: flag provided but not defined: --%s (flags come after the command)\n%s\n", flagName, usageHint(""))
+			return exitUsage
+		}
 		if guess := closest(args[0], commandNames(commands())); guess != "" {
-			fmt.Fprintf(stderr, "lsnode: unknown command %q; did you mean %s?\nRun 'lsnode help' for the commands.\n", args[0], guess)
+			fmt.Fprintf(stderr, "lsnode: unknown command %q; did you mean %s?\n%s\n", args[0], guess, usageHint(""))
 			return exitUsage
 		}
 		fmt.Fprintf(stderr, "lsnode: unknown command %q\n\n", args[0])
@@ -151,9 +156,18 @@ func exitCode(name string, err error, stderr io.Writer) int {
 		return exitFailure
 	}
 	if !ue.reported {
-		fmt.Fprintf(stderr, "lsnode %s: %v\nRun 'lsnode %s -h' for usage.\n", name, err, name)
+		fmt.Fprintf(stderr, "lsnode %s: %v\n%s\n", name, err, usageHint(name))
 	}
 	return exitUsage
+}
+
+// usageHint is the line after every command-line mistake, naming the
+// command's help ("" for lsnode itself).
+func usageHint(path string) string {
+	if path == "" {
+		return "Run 'lsnode -h' for usage."
+	}
+	return "Run 'lsnode " + path + " -h' for usage."
 }
 
 // usageError is a mistake in the command line: exit code 2.
@@ -202,7 +216,7 @@ func parseFlags(fs *flagSet, args []string, allowArgs bool) error {
 				}
 				return err
 			}
-			fmt.Fprintf(fs.stderr, "lsnode %s: %v\nrun 'lsnode %s -h' for the flags\n", fs.path, err, fs.path)
+			fmt.Fprintf(fs.stderr, "lsnode %s: %s\n%s\n", fs.path, flagError(err), usageHint(fs.path))
 			return &usageError{err: err, reported: true}
 		}
 		rest := fs.Args()

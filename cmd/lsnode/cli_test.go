@@ -37,7 +37,7 @@ func TestRun_Dispatch(t *testing.T) {
 		{"--version", []string{"--version"}, exitOK, "lsnode " + version, ""},
 		{"-v", []string{"-v"}, exitOK, "lsnode " + version, ""},
 		{"--version --json", []string{"--version", "--json"}, exitOK, `"version": "` + version + `"`, ""},
-		{"version bad flag", []string{"version", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{"version bad flag", []string{"version", "--bogus"}, exitUsage, "", "flag provided but not defined: --bogus"},
 		{"version extra arg", []string{"version", "extra"}, exitUsage, "", `lsnode version: unexpected argument "extra"`},
 	}
 	for _, tc := range cases {

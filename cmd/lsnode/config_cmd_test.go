@@ -36,9 +36,9 @@ func TestConfigCheck_Golden(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"config check":                                    "give FILE, then any serve flags",
-		"config check --http=127.0.0.1:1 a.yml":           "flag provided but not defined: -http",
+		"config check --http=127.0.0.1:1 a.yml":           "flag provided but not defined: --http",
 		"config check testdata/config/empty.yaml extra":   `unexpected argument "extra"`,
-		"config check testdata/config/empty.yaml --nope":  "flag provided but not defined: -nope",
+		"config check testdata/config/empty.yaml --nope":  "flag provided but not defined: --nope",
 		"config check testdata/config/empty.yaml --data=": "", // exit 1: a value the node refuses
 	} {
 		code, _, stderr := runCLI(t, strings.Fields(args)...)

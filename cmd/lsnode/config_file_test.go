@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -173,7 +174,11 @@ func sampleSetting(t *testing.T, fl *flag.Flag) (file, shown string) {
 			return "true", "true"
 		}
 	}
-	switch kind, _ := flag.UnquoteUsage(fl); kind {
+	kind, _ := flag.UnquoteUsage(fl)
+	if tn, ok := fl.Value.(typeNamer); ok {
+		kind = tn.typeName()
+	}
+	switch kind {
 	case "int":
 		return "7", "7"
 	case "string":
@@ -297,5 +302,58 @@ func TestConfigArg(t *testing.T) {
 	path := writeConfig(t, "")
 	if _, _, err := serveWith(t, noEnv, "--name", "--config="+path); err == nil || !strings.Contains(err.Error(), "give it as --config=FILE") {
 		t.Fatalf("--name --config=FILE (a name that looks like --config): %v", err)
+	}
+}
+
+// TestConfigFile_OperationsFlagSections: every flag docs/operations.md's
+// "Flags" tables name is accepted by the file under its section's group
+// (the section title in lower case, "console" for the console flags), so
+// a key copied from those tables works; and the tables name every flag of
+// serve once.
+func TestConfigFile_OperationsFlagSections(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, flags, ok := strings.Cut(string(raw), "\n## Flags\n")
+	flags, _, ok2 := strings.Cut(flags, "\n## ")
+	if !ok || !ok2 {
+		t.Fatal(`docs/operations.md has no "## Flags" section`)
+	}
+	probe := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addServeFlags(probe, noEnv, nil)
+	named := map[string]int{}
+	var body strings.Builder
+	flagName := regexp.MustCompile("`--([a-z0-9-]+)")
+	for _, section := range strings.Split(flags, "\n### ")[1:] {
+		title, table, _ := strings.Cut(section, "\n")
+		fmt.Fprintf(&body, "%s:\n", strings.TrimSuffix(strings.ToLower(title), " flags"))
+		for _, row := range strings.Split(table, "\n") {
+			first, _, _ := strings.Cut(strings.TrimPrefix(row, "| "), " |")
+			if !strings.HasPrefix(row, "| `--") {
+				continue
+			}
+			for _, m := range flagName.FindAllStringSubmatch(first, -1) {
+				name := m[1]
+				named[name]++
+				fl := probe.Lookup(name)
+				if fl == nil {
+					t.Errorf("docs/operations.md section %q names --%s, which serve does not define", title, name)
+					continue
+				}
+				if name != "config" {
+					value, _ := sampleSetting(t, fl)
+					fmt.Fprintf(&body, "  %s: %s\n", name, value)
+				}
+			}
+		}
+	}
+	probe.VisitAll(func(fl *flag.Flag) {
+		if named[fl.Name] != 1 {
+			t.Errorf("docs/operations.md's flag tables name --%s %d times, want once", fl.Name, named[fl.Name])
+		}
+	})
+	if _, _, err := serveWith(t, noEnv, "--config", writeConfig(t, body.String())); err != nil {
+		t.Fatalf("the file built from docs/operations.md's flag sections is refused:\n%v", err)
 	}
 }

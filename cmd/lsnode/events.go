@@ -201,7 +201,7 @@ func eventsList(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ta.str("since-created-at", "since_created_at", "only events created at or after YYYY-MM-DD[THH:MM:SSZ]")
 	ta.str("cursor", "cursor", "portable cursor of a previous page (any node)")
 	ta.str("order", "order", "asc or desc (default: asc when resuming, else desc)")
-	limit := fs.Int("limit", 0, "most events to return (node default 50, at most 500)")
+	limit := intFlag(fs.FlagSet, "limit", 0, "most events to return (node default 50, at most 500)")
 	preview := fs.Bool("preview", false, "cut bodies to 200 characters")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -221,7 +221,21 @@ func eventsList(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return printPage(stdout, raw, *cf.asJSON, newestFirst(call))
+	if *cf.asJSON {
+		return printRaw(stdout, raw)
+	}
+	var page eventsPage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("decode result: %w", err)
+	}
+	desc := newestFirst(call)
+	last := false
+	if desc {
+		if last, err = noneOlder(ctx, c, call, page, *limit); err != nil {
+			return err
+		}
+	}
+	return printPage(stdout, page, desc, last)
 }
 
 // newestFirst reports whether the node answers call newest first: asked
@@ -246,31 +260,4 @@ func addFilterFlags(ta *toolArgs) {
 	ta.str("correlation-id", "correlation_id", "only this correlation id")
 	ta.str("status", "status", "only this status")
 	ta.str("since", "since_event_id", "only events after this event id (this node)")
-}
-
-// printPage prints an {"events", "count", "cursor"} result, then the
-// flag that fetches the next page: for a page newest first, --before its
-// last (oldest) event (its cursor covers every event held, so it resumes
-// only with events written after the list); in order, --cursor.
-func printPage(stdout io.Writer, raw json.RawMessage, asJSON, newestFirst bool) error {
-	if asJSON {
-		return printRaw(stdout, raw)
-	}
-	var page struct {
-		Events []wireEvent `json:"events"`
-		Cursor string      `json:"cursor"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return fmt.Errorf("decode result: %w", err)
-	}
-	if err := printEvents(stdout, page.Events); err != nil {
-		return err
-	}
-	switch {
-	case newestFirst && len(page.Events) > 0:
-		fmt.Fprintf(stdout, "\n%d events, newest first; older ones with --before %s\n", len(page.Events), page.Events[len(page.Events)-1].ID)
-	case !newestFirst && page.Cursor != "":
-		fmt.Fprintf(stdout, "\n%d events; resume with --cursor %s\n", len(page.Events), page.Cursor)
-	}
-	return nil
 }

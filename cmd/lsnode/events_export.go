@@ -45,7 +45,7 @@ func eventsExport(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		err = ferr
 	}
 	if cursor != "" {
-		fmt.Fprintf(stderr, "exported %d events; resume with --cursor %s\n", n, cursor)
+		fmt.Fprintf(stderr, "exported %s; resume with --cursor %s\n", plural(n, "event"), cursor)
 	}
 	return err
 }

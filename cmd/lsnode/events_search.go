@@ -30,7 +30,7 @@ func eventsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ta.str("writer", "from_agent", "only events written by this agent")
 	ta.str("cursor", "cursor", "portable cursor of a previous search (any node)")
 	order := fs.String("order", searchByRank, "rank (best matches first) or hlc (oldest first, resumable page by page with --cursor)")
-	limit := fs.Int("limit", 0, "most matches to return (node default 50, at most 500)")
+	limit := intFlag(fs.FlagSet, "limit", 0, "most matches to return (node default 50, at most 500)")
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
 	}

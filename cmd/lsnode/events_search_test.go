@@ -151,7 +151,7 @@ func TestEventsSearch_Errors(t *testing.T) {
 		{[]string{" "}, exitUsage, "the search query is empty"},
 		{[]string{"rotate", "--order=newest"}, exitUsage, `--order must be rank or hlc, not "newest"`},
 		{[]string{"rotate", "--limit=-1"}, exitUsage, "--limit must not be negative"},
-		{[]string{"rotate", "--from=ann"}, exitUsage, "flag provided but not defined: -from"},
+		{[]string{"rotate", "--from=ann"}, exitUsage, "flag provided but not defined: --from"},
 	} {
 		code, out, errOut := f.run(t, f.shared, append([]string{"events", "search"}, tc.args...)...)
 		if code != tc.code || out != "" || !strings.Contains(errOut, tc.want) {

@@ -111,8 +111,10 @@ func TestServeHelp_EveryFlagInOneGroup(t *testing.T) {
 }
 
 // TestErrors_Golden: a mistyped command or subcommand gets the closest
-// name; a bad flag one line and the hint, not the whole usage; a duration
-// without a unit (flag or variable) says it wants one. All exit 2 with
+// name; a bad flag one line and the hint, not the whole usage, before the
+// command too; a duration without a unit (flag or variable) says it wants
+// one, and an integer or a switch that does not parse what it wants and
+// what it got. All exit 2 with
 // nothing on stdout. testdata/errors.golden holds what they print.
 func TestErrors_Golden(t *testing.T) {
 	cases := []struct {
@@ -131,6 +133,11 @@ func TestErrors_Golden(t *testing.T) {
 		{args: []string{"serve", "--max-long-poll", "300"}},
 		{args: []string{"serve", "--rejoin-interval=soon"}},
 		{args: []string{"agents", "--window", "10"}},
+		{args: []string{"--bogus"}},
+		{args: []string{"serve", "--max-request-bytes", "16MiB"}},
+		{args: []string{"events", "list", "--limit", "abc"}},
+		{args: []string{"serve", "--sync-full=yes"}},
+		{args: []string{"serve", "--http"}},
 		{args: []string{"serve"}, env: "LSNODE_MAX_LONG_POLL=300"},
 	}
 	var all strings.Builder
@@ -151,7 +158,8 @@ func TestErrors_Golden(t *testing.T) {
 }
 
 // TestFlagErrors_OneLine: whatever the command, a flag it does not define
-// prints two lines, the error and the hint naming the command.
+// prints two lines, the error naming the flag as help does (two dashes)
+// and the hint naming the command; so does one before any command.
 func TestFlagErrors_OneLine(t *testing.T) {
 	clearEnv(t)
 	for _, path := range commandPaths() {
@@ -160,10 +168,43 @@ func TestFlagErrors_OneLine(t *testing.T) {
 		}
 		args := append(strings.Fields(path), "--no-such-flag")
 		code, stdout, stderr := runCLI(t, args...)
-		want := fmt.Sprintf("lsnode %s: flag provided but not defined: -no-such-flag\nrun 'lsnode %s -h' for the flags\n", path, path)
+		want := fmt.Sprintf("lsnode %s: flag provided but not defined: --no-such-flag\nRun 'lsnode %s -h' for usage.\n", path, path)
 		if code != exitUsage || stdout != "" || stderr != want {
 			t.Errorf("lsnode %s --no-such-flag: exit %d, stdout %q, stderr %q; want exit 2 and %q", path, code, stdout, stderr, want)
 		}
+	}
+	for _, arg := range []string{"--no-such-flag", "-no-such-flag", "--no-such-flag=1"} {
+		code, stdout, stderr := runCLI(t, arg, "peers")
+		want := "lsnode: flag provided but not defined: --no-such-flag (flags come after the command)\nRun 'lsnode -h' for usage.\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("lsnode %s peers: exit %d, stdout %q, stderr %q; want exit 2 and %q", arg, code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestIntegerFlags_WantAnInteger: every integer flag of every command, as
+// its help lists them, refuses a value that is not one as the
+// configuration file does, naming the flag and the value.
+func TestIntegerFlags_WantAnInteger(t *testing.T) {
+	clearEnv(t)
+	n := 0
+	for _, path := range commandPaths() {
+		_, help, _ := runCLI(t, append(strings.Fields(path), "-h")...)
+		for _, line := range strings.Split(help, "\n") {
+			name, ok := strings.CutSuffix(strings.TrimPrefix(line, "  --"), " int")
+			if !ok || !strings.HasPrefix(line, "  --") {
+				continue
+			}
+			n++
+			code, stdout, stderr := runCLI(t, append(strings.Fields(path), "--"+name, "16MiB")...)
+			want := fmt.Sprintf("lsnode %s: --%s: want an integer, got \"16MiB\"\nRun 'lsnode %s -h' for usage.\n", path, name, path)
+			if code != exitUsage || stdout != "" || stderr != want {
+				t.Errorf("lsnode %s --%s 16MiB: exit %d, stdout %q, stderr %q; want exit 2 and %q", path, name, code, stdout, stderr, want)
+			}
+		}
+	}
+	if n < 15 {
+		t.Fatalf("%d integer flags found in the help of every command, want every one of them (at least 15)", n)
 	}
 }
 

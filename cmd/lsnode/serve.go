@@ -53,7 +53,7 @@ func addServeFlags(fs *flag.FlagSet, env environ, file *configFile) *serveFlags 
 		tlsCA: e.String("tls-ca", "",
 			"CA certificate file (PEM): mutual TLS for replication with the --tls-cert/--tls-key pair; peers need a certificate from this CA (env LSNODE_TLS_CA)", "LSNODE_TLS_CA"),
 		syncFull: e.Switch("sync-full", "SQLite synchronous=FULL: writes survive power loss (env LSNODE_SYNC_FULL)", "LSNODE_SYNC_FULL"),
-		sseMaxClients: fs.Int("sse-max-clients", e.sseMaxClients(def.HTTP.SSEMaxClients),
+		sseMaxClients: intFlag(fs, "sse-max-clients", e.sseMaxClients(def.HTTP.SSEMaxClients),
 			"most concurrent /logstream/stream clients; 0 refuses streams (env LSNODE_SSE_MAX_CLIENTS or MEMPALACE_SSE_MAX_CLIENTS)"),
 		allowInsecure: e.Switch("allow-insecure-no-token",
 			"allow a non-loopback bind without a token, behind a trusted fronting layer (env LSNODE_ALLOW_INSECURE_NO_TOKEN)",

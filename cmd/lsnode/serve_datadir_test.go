@@ -53,7 +53,7 @@ func TestServe_BadFlagsLeaveTheDataDirUntouched(t *testing.T) {
 		{"peer without port", []string{"--grpc", "127.0.0.1:0", "--peer", "node-2"}, nil, "--peer"},
 		{"join port out of range", []string{"--grpc", "127.0.0.1:0", "--gossip", "127.0.0.1:0", "--join", "127.0.0.1:99999"}, nil, "--join"},
 		{"two listeners on one port", []string{"--http", "127.0.0.1:18765", "--grpc", "0.0.0.0:18765"}, nil, "--http and --grpc both bind port 18765"},
-		{"bad duration flag", []string{"--max-long-poll", "soon"}, nil, "invalid value"},
+		{"bad duration flag", []string{"--max-long-poll", "soon"}, nil, `--max-long-poll: want a duration with a unit, such as 30s or 5m, got "soon"`},
 		{"bad duration variable", nil, map[string]string{"LSNODE_MAX_LONG_POLL": "soon"}, "LSNODE_MAX_LONG_POLL"},
 		{"negative shutdown timeout", []string{"--shutdown-timeout", "-1s"}, nil, "--shutdown-timeout"},
 		{"peer without grpc", []string{"--peer", "127.0.0.1:8766"}, nil, "--peer needs --grpc"},

@@ -56,14 +56,14 @@ func (e *serveEnv) Duration(name string, def time.Duration, usage string, vars .
 	return durationFlag(e.fs, name, e.duration(name, e.file.durationOr(name, def), vars...), usage)
 }
 
-// Int64 defines an integer flag.
+// Int64 defines an integer flag (intFlag).
 func (e *serveEnv) Int64(name string, def int64, usage string, vars ...string) *int64 {
-	return e.fs.Int64(name, e.int64(name, e.file.int64Or(name, def), vars...), usage)
+	return intFlag(e.fs, name, e.int64(name, e.file.int64Or(name, def), vars...), usage)
 }
 
-// Int defines an integer flag.
+// Int defines an integer flag (intFlag).
 func (e *serveEnv) Int(name string, def int, usage string, vars ...string) *int {
-	return e.fs.Int(name, int(e.int64(name, e.file.int64Or(name, int64(def)), vars...)), usage)
+	return intFlag(e.fs, name, int(e.int64(name, e.file.int64Or(name, int64(def)), vars...)), usage)
 }
 
 func (e *serveEnv) refuse(flag, name, v, want string) {

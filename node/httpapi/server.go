@@ -83,7 +83,11 @@ type route struct {
 	// (docs/compatibility.md#http-behaviour).
 	own    bool
 	params []string
-	h      http.HandlerFunc
+	// anyQuery skips the parameter check of an own route that only
+	// refuses (own_refusals.go): its refusal names the method or the
+	// path, whatever the query.
+	anyQuery bool
+	h        http.HandlerFunc
 }
 
 // getRoutes returns the table of GET routes by path.
@@ -108,32 +112,53 @@ func (s *Server) getRoutes() map[string]route {
 	}
 }
 
+// postRoutes returns the table of POST routes by path; POST /mcp is the
+// MCP handler's, which Handler mounts.
+func (s *Server) postRoutes() map[string]route {
+	return map[string]route{
+		"/lsnode/keys": {name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys},
+	}
+}
+
+// routes is the routing table Handler builds once.
+type routes struct {
+	get, post map[string]route
+	mcp       route
+	// allow holds the methods each own path takes, for the Allow header
+	// of a 405 (own_refusals.go).
+	allow map[string]string
+}
+
 // Handler returns the root handler, with mcp (node/mcp, which reads,
 // caps and answers the body, and widens the write deadline for its long
 // waits) mounted at POST /mcp: route lookup, then per request the policy
 // (Host, Origin, bearer), panic recovery, metrics and statistics.
 func (s *Server) Handler(mcp http.Handler) http.Handler {
-	gets := s.getRoutes()
-	mcpRoute := route{name: mcpRouteName, auth: true, scoped: true, stream: true, h: mcp.ServeHTTP}
+	rs := routes{get: s.getRoutes(), post: s.postRoutes(),
+		mcp: route{name: mcpRouteName, auth: true, scoped: true, stream: true, h: mcp.ServeHTTP}}
+	rs.allow = ownMethods(rs.get, rs.post)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, s.lookup(gets, mcpRoute, r))
+		s.serve(w, r, s.lookup(rs, r))
 	})
 }
 
-// lookup picks the route of r, or the fallback that answers as the Python
-// hub does: unknown GET paths are Host/Origin-checked then 404, unknown
-// /sync/ paths and POSTs are also bearer-checked, other methods get 501.
-// GET and DELETE on /mcp are the MCP handler's, which answers them 405
-// as the streamable HTTP transport asks of a server without a GET stream
-// or sessions (docs/compatibility.md, "MCP client eras").
-func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route {
+// lookup picks the route of r. A path of lsnode's own that does not take
+// the method, and an unknown path under /lsnode/, get JSON refusals
+// (ownRefusal); anything else unknown gets the fallback that answers as
+// the Python hub does: unknown GET paths are Host/Origin-checked then
+// 404, unknown /sync/ paths and POSTs are also bearer-checked, other
+// methods get 501. GET and DELETE on /mcp are the MCP handler's, which
+// answers them 405 as the streamable HTTP transport asks of a server
+// without a GET stream or sessions (docs/compatibility.md, "MCP client
+// eras").
+func (s *Server) lookup(rs routes, r *http.Request) route {
 	path := r.URL.Path
 	if path == "/mcp" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
-		return mcp
+		return rs.mcp
 	}
 	switch r.Method {
 	case http.MethodGet:
-		if rt, ok := gets[path]; ok {
+		if rt, ok := rs.get[path]; ok {
 			return rt
 		}
 		if strings.HasPrefix(path, pprofPrefix) {
@@ -142,20 +167,33 @@ func (s *Server) lookup(gets map[string]route, mcp route, r *http.Request) route
 		if s.console != nil && isConsolePath(path) {
 			return s.console.route(r)
 		}
-		if strings.HasPrefix(path, "/sync/") {
-			return route{name: "/sync/other", auth: true, scoped: true, h: notFound}
-		}
-		return route{name: "other", h: notFound}
 	case http.MethodPost:
 		if path == "/mcp" {
-			return mcp
+			return rs.mcp
 		}
-		if path == "/lsnode/keys" {
-			return route{name: "/lsnode/keys", auth: true, own: true, h: s.handleKeys}
+		if rt, ok := rs.post[path]; ok {
+			return rt
 		}
 		if s.console != nil && isConsolePath(path) {
 			return s.console.route(r)
 		}
+	}
+	if rt, ok := rs.ownRefusal(path); ok {
+		return rt
+	}
+	return hubFallback(r)
+}
+
+// hubFallback is the route of a request no route takes, answered as the
+// Python hub answers it.
+func hubFallback(r *http.Request) route {
+	switch r.Method {
+	case http.MethodGet:
+		if strings.HasPrefix(r.URL.Path, "/sync/") {
+			return route{name: "/sync/other", auth: true, scoped: true, h: notFound}
+		}
+		return route{name: "other", h: notFound}
+	case http.MethodPost:
 		return route{name: "other", auth: true, scoped: true, h: notFound}
 	}
 	return route{name: "other", h: func(w http.ResponseWriter, r *http.Request) {
@@ -201,7 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		return
 	}
-	if rt.own {
+	if rt.own && !rt.anyQuery {
 		if err := onlyParams(r.URL.RawQuery, rt.params); err != nil {
 			writeError(sw, r, s.log, err)
 			return

@@ -65,8 +65,8 @@ func (systemClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
 // loop tries them again. A Join that reaches none of them is retried in
 // the background, JoinRetryMin later, then after twice as long each time
 // up to the rejoin interval, until an attempt reaches one or another
-// member joins this node; JoinStatus shows the retries. Errors wrap
-// memberlist's.
+// member joins this node; JoinStatus shows the retries. Its error is
+// one line, as JoinStatus.LastError, and unwraps to memberlist's.
 func (m *Membership) Join(addrs []string) (int, error) {
 	m.lifecycle.Lock()
 	shut := m.shut
@@ -83,10 +83,24 @@ func (m *Membership) Join(addrs []string) (int, error) {
 		m.startJoinRetry()
 	}
 	if err != nil {
-		return n, fmt.Errorf("membership: join %v: %w", addrs, err)
+		return n, &joinError{seeds: slices.Clone(addrs), err: err}
 	}
 	return n, nil
 }
+
+// joinError is a Join that reached none of its seeds. Its text is one
+// line, memberlist's error cleaned as JoinStatus.LastError shows it, so a
+// log line holding it stays one line; Unwrap gives memberlist's error.
+type joinError struct {
+	seeds []string
+	err   error
+}
+
+func (e *joinError) Error() string {
+	return fmt.Sprintf("membership: join %v: %s", e.seeds, errorLine(e.err))
+}
+
+func (e *joinError) Unwrap() error { return e.err }
 
 // JoinStatus reports the joins through Join: pending while a failed one
 // is being retried and no peer is up.
@@ -176,7 +190,7 @@ func (m *Membership) runJoinRetry() {
 		n, err := m.ml.Join(seeds)
 		m.joinAttempted(err)
 		if err != nil {
-			m.log.Debug("gossip join retry failed", "seeds", seeds, "err", err)
+			m.log.Debug("gossip join retry failed", "seeds", seeds, "err", errorLine(err))
 			continue
 		}
 		m.log.Info("gossip joined", "seeds", seeds, "reached", n, "attempts", m.JoinStatus().Attempts)

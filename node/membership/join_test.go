@@ -1,8 +1,10 @@
 package membership
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,4 +226,24 @@ func TestJoin_SuccessIsNotPending(t *testing.T) {
 		t.Fatalf("after a join that reached its seed: %+v", st)
 	}
 	clk.quiet(t, a.m)
+}
+
+// TestJoin_ErrorIsOneLine: the error of a Join that reached none of its
+// seeds is one line, with memberlist's per-seed errors as
+// JoinStatus.LastError shows them (memberlist's own text spans a line per
+// seed), and still unwraps to memberlist's error.
+func TestJoin_ErrorIsOneLine(t *testing.T) {
+	hub, a, b, _ := joinPair(t, time.Minute)
+	c := startNode(t, hub, "c", func(c *Config) { c.RejoinInterval = -1 })
+	hub.Cut("a", "c")
+	seeds := []string{b.tr.Addr(), c.tr.Addr()}
+	_, err := a.m.Join(seeds)
+	if err == nil || errors.Unwrap(err) == nil || !strings.Contains(errors.Unwrap(err).Error(), "\n") {
+		t.Fatalf("join over cut links: %#v; want an error wrapping memberlist's multi-line one", err)
+	}
+	st := a.m.JoinStatus()
+	want := fmt.Sprintf("membership: join %v: %s", seeds, st.LastError)
+	if err.Error() != want || strings.Count(st.LastError, "; ") != 1 || strings.ContainsAny(err.Error(), "\n\t") {
+		t.Fatalf("join error %q; want one line %q with the error of each of the 2 seeds", err.Error(), want)
+	}
 }

@@ -37,7 +37,7 @@ func (m *Membership) rejoin() {
 		}
 		n, err := m.ml.Join([]string{addr})
 		if err != nil {
-			m.log.Debug("rejoin failed", "addr", addr, "err", err)
+			m.log.Debug("rejoin failed", "addr", addr, "err", errorLine(err))
 			continue
 		}
 		m.log.Info("rejoined", "addr", addr, "reached", n)

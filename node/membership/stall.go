@@ -91,7 +91,7 @@ func (m *Membership) reassert(stalled time.Duration) {
 	for _, addr := range m.reassertTargets() {
 		g.Go(func() error {
 			if _, err := m.ml.Join([]string{addr}); err != nil {
-				m.log.Debug("state exchange after a stall failed", "addr", addr, "err", err)
+				m.log.Debug("state exchange after a stall failed", "addr", addr, "err", errorLine(err))
 			}
 			return nil
 		})
