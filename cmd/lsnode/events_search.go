@@ -100,7 +100,11 @@ func printSearch(w io.Writer, raw json.RawMessage, ranked bool) error {
 	if !ranked {
 		summary, next = "oldest first", "resume with --cursor"
 	}
-	fmt.Fprintf(w, "\n%d matches, %s", len(page.Events), summary)
+	matches := "1 match"
+	if n := len(page.Events); n != 1 {
+		matches = fmt.Sprintf("%d matches", n)
+	}
+	fmt.Fprintf(w, "\n%s, %s", matches, summary)
 	if page.Cursor != "" {
 		fmt.Fprintf(w, "; %s %s", next, page.Cursor)
 	}
