@@ -111,7 +111,9 @@ func compileFilter(f Filter) (*compiled, error) {
 		c.add("rowid > ?", f.AfterSeq)
 		c.afterSeq = f.AfterSeq
 	}
-	if f.Scope != nil {
+	// A writer whose whole mailbox the scope reads leaves the scope nothing
+	// to hide: the plain writer filter, without gathering the mailbox.
+	if f.Scope != nil && !f.Scope.HasMailbox(c.eq.from) {
 		cond, args := f.Scope.condition("")
 		c.where, c.args = append(c.where, cond), append(c.args, args...)
 		c.eq.scope = f.Scope

@@ -68,6 +68,12 @@ func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]str
 	if q.to == "" && q.from != "" {
 		q.listed, q.upTo = s.pending.of(q.from)
 	}
+	if q.coveredByScope() {
+		// Every event q can pick is in the scope: the unscoped plan, which
+		// walks one agent's rows, instead of a condition that gathers the
+		// scope's whole mailbox for each query.
+		q.scope = nil
+	}
 	query, args := q.sql()
 	rows, err := s.reads.pool().QueryContext(ctx, query+` ORDER BY 2, 3, 4 LIMIT ?`, append(args, clampLimit(limit))...)
 	if err != nil {
@@ -78,6 +84,13 @@ func (s *Store) owedPageIDs(ctx context.Context, q owedSelect, limit int) ([]str
 		return nil, fmt.Errorf("owed page: %w", err)
 	}
 	return ids, nil
+}
+
+// coveredByScope reports whether q picks only events its scope reads:
+// events addressed to (to) or written by (from) an agent whose whole
+// mailbox the scope reads.
+func (q owedSelect) coveredByScope() bool {
+	return (q.to != "" && q.scope.HasMailbox(q.to)) || (q.from != "" && q.scope.HasMailbox(q.from))
 }
 
 // sql is the query of the events q picks, in one statement (one

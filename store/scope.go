@@ -70,6 +70,22 @@ func (sc *ReadScope) allows(e *Event) bool {
 	return any(sc.Agents, e.ToAgent) || any(sc.Agents, e.FromAgent) || any(sc.Streams, e.Stream)
 }
 
+// HasMailbox reports whether the scope reads agent's whole mailbox: a nil
+// scope reads everything, and a non-nil one every event to or from a name
+// one of its Agents patterns matches. A query that picks only events
+// addressed to or written by such an agent needs no scope condition.
+func (sc *ReadScope) HasMailbox(agent string) bool {
+	if sc == nil {
+		return true
+	}
+	for _, p := range sc.Agents {
+		if matchName(p, agent) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsPattern reports whether p has path.Match metacharacters.
 func IsPattern(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
