@@ -135,7 +135,10 @@ func (q owedSelect) sql() (string, []any) {
 	// leave few events.
 	pc = append(pc, owedTailCondition)
 	if q.scope != nil {
-		cond, cargs := q.scope.condition("e.")
+		// The written rows are checked one by one (their event by id); the
+		// events past the mark are a few thousand at most, found by their
+		// own driver, and checked on their own columns too.
+		cond, cargs := q.scope.rowCondition("e.")
 		wc, wargs = append(wc, `EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id AND `+cond+`)`), append(wargs, cargs...)
 		pc, pargs = append(pc, cond), append(pargs, cargs...)
 	}
