@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,20 +161,42 @@ func TestConsole_Browser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = live // rpAppend writes to stream e2e: the tail's filter must hide it
-	var note struct {
-		Success bool
-		Event   struct{ ID string }
+	_ = live                               // rpAppend writes to stream e2e: the tail's filter must hide it
+	tailNote := func(body string) string { // a note to alice in project/console, through MCP on node 3
+		var ev struct {
+			Success bool
+			Event   struct{ ID string }
+		}
+		if err := rpTool(n3.p, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/console", "room": "review",
+			"from_agent": "dana", "to_agent": "alice", "body": body}, &ev); err != nil || !ev.Success {
+			t.Fatalf("append: %v %+v", err, ev)
+		}
+		return ev.Event.ID
 	}
-	if err := rpTool(n3.p, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/console", "room": "review",
-		"from_agent": "dana", "to_agent": "alice", "body": "Release notes drafted."}, &note); err != nil || !note.Success {
-		t.Fatalf("append: %v %+v", err, note)
-	}
-	three.waitTrue(10*time.Second, "the new event on the live tail", fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, note.Event.ID))
+	note := tailNote("Release notes drafted.")
+	three.waitTrue(10*time.Second, "the new event on the live tail", fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, note))
 	if eval[bool](three, fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, live)) {
 		t.Fatal("the live tail shows an event its stream filter excludes")
 	}
 	three.shot("tail")
+
+	// The tail resumes after a reload: its address holds the last event
+	// shown, so an event written while the page was away follows, and
+	// nothing shown before comes again.
+	resume := eval[string](three, `location.href`)
+	if !strings.Contains(resume, "since="+note) {
+		t.Fatalf("the tail's address %s does not hold the last event shown (%s)", resume, note)
+	}
+	three.goTo("#/streams", "streams")
+	meanwhile := tailNote("Written while the tail was closed.")
+	three.open(resume)
+	three.waitPage("tail")
+	later := tailNote("Written after the tail resumed.")
+	three.waitTrue(10*time.Second, "the resumed tail's events", fmt.Sprintf(
+		`!!document.querySelector('#tail .ev[data-id=%q]') && !!document.querySelector('#tail .ev[data-id=%q]')`, meanwhile, later))
+	if ids := eval[[]string](three, `[...document.querySelectorAll("#tail .ev")].map(e => e.dataset.id)`); len(ids) != 2 {
+		t.Fatalf("the resumed tail shows %v, want only %s and %s", ids, meanwhile, later)
+	}
 
 	// carol's token reads carol's mailbox only: nothing of bob's.
 	three.signOut()
@@ -220,6 +243,21 @@ func TestConsole_Browser(t *testing.T) {
 	one.waitTrue(5*time.Second, "the CSP violation", `window.__problems.some((p) => p.startsWith("CSP script-src"))`)
 	if eval[bool](one, `window.__ran === true`) {
 		t.Fatal("an inline script ran despite the content security policy")
+	}
+
+	// No token reaches a log: the nodes signed in (and refused) tokens and
+	// served every page, and their logs say so by name only.
+	for _, n := range []*mbNode{n1, n3} {
+		logs := n.p.Logs()
+		refused := n != n1 || strings.Contains(logs, "console sign-in refused") // the wrong token went to n1
+		if !strings.Contains(logs, "console signed in") || !refused {
+			t.Fatalf("%s's log lacks the console's sign-in lines: the check below would prove nothing\n%s", n.name, logs)
+		}
+		for _, tok := range []string{csShared, csCarol, csAlice, "not-the-token"} {
+			if strings.Contains(logs, tok) {
+				t.Fatalf("%s's log holds the token %q", n.name, tok)
+			}
+		}
 	}
 }
 
