@@ -47,7 +47,11 @@ func newBrowser(t *testing.T) *browser {
 		}
 	}
 	if bin == "" {
-		t.Skipf("no Chromium binary on PATH (looked for %v): install Debian's chromium package (apt-get install chromium; scripts/tools.sh does) to run the console's browser tests", chromiumNames)
+		const why = "no Chromium binary on PATH (looked for %v): install Debian's chromium package (apt-get install chromium; scripts/tools.sh does) to run the console's browser tests"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(why+" (CI=true: in CI they must run, not skip)", chromiumNames)
+		}
+		t.Skipf(why, chromiumNames)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1400, 900), chromedp.Flag("hide-scrollbars", true))
@@ -120,13 +124,19 @@ func (tb *tab) open(url string) {
 // waitTrue polls a JavaScript expression until it is truthy.
 func (tb *tab) waitTrue(within time.Duration, what, expr string) {
 	tb.t.Helper()
+	if err := tb.pollTrue(within, expr); err != nil {
+		tb.t.Fatalf("waiting for %s (%s): %v\npage text: %s", what, expr, err, tb.text())
+	}
+}
+
+// pollTrue polls a JavaScript expression every 50 ms until it is truthy,
+// for at most within; an error when it never was.
+func (tb *tab) pollTrue(within time.Duration, expr string) error {
 	ctx, cancel := context.WithTimeout(tb.ctx, within+5*time.Second)
 	defer cancel()
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(within),
 		chromedp.WithPollingInterval(50*time.Millisecond)))
-	if err != nil {
-		tb.t.Fatalf("waiting for %s (%s): %v\npage text: %s", what, expr, err, tb.text())
-	}
+	return err
 }
 
 // waitPage waits until the console drew page name with its data.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +102,16 @@ func TestConsole_Browser(t *testing.T) {
 	askID := eval[string](one, `document.getElementById("written-id").textContent`)
 	one.shot("compose")
 
-	// bob answers with a patch in the thread, through MCP on node 1.
+	// bob claims the ask, then answers with a patch in the thread, through
+	// MCP on node 1.
+	var claim struct {
+		Success bool
+		Event   struct{ ID string }
+	}
+	if err := rpTool(n1.p, "mempalace_event_append", map[string]any{"type": "task.reply", "stream": "project/console", "room": "review",
+		"from_agent": "bob", "to_agent": "alice", "correlation_id": thread, "status": "claimed", "body": "Looking at it."}, &claim); err != nil || !claim.Success {
+		t.Fatalf("claim: %v %+v", err, claim)
+	}
 	var patch struct {
 		Success bool
 		Event   struct{ ID string }
@@ -128,6 +138,9 @@ func TestConsole_Browser(t *testing.T) {
 	if got := eval[string](three, fmt.Sprintf(`document.querySelector('.step[data-id=%q]').dataset.via`, askID)); got != n1.name {
 		t.Fatalf("the ask came through %q on the timeline, want %s", got, n1.name)
 	}
+	if got := eval[string](three, fmt.Sprintf(`(() => { const s = document.querySelector('.step[data-id=%q]'); return s && s.dataset.claim === "1" ? s.querySelector(".route").textContent : ""; })()`, claim.Event.ID)); got != "bob claimed alice's ask" {
+		t.Fatalf("bob's claim reads %q on the timeline, want \"bob claimed alice's ask\"", got)
+	}
 	three.shot("thread")
 	three.untilShown(15*time.Second, "#/agent/bob", "agent", "the ask in bob's owed list", fmt.Sprintf(`!!document.querySelector('#owed .ev[data-id=%q]')`, askID))
 	three.shot("agent")
@@ -139,8 +152,8 @@ func TestConsole_Browser(t *testing.T) {
 	three.goTo("#/streams", "streams")
 	three.shot("streams")
 	three.goTo("#/stream/project%2Fconsole", "stream")
-	if n := eval[int](three, `document.querySelectorAll("#events .ev").length`); n != 2 {
-		t.Fatalf("the stream page lists %d events, want the ask and the patch", n)
+	if n := eval[int](three, `document.querySelectorAll("#events .ev").length`); n != 3 {
+		t.Fatalf("the stream page lists %d events, want the ask, the claim and the patch", n)
 	}
 	three.shot("stream")
 	three.goTo("#/tail?stream=project/console", "tail")
@@ -148,20 +161,42 @@ func TestConsole_Browser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = live // rpAppend writes to stream e2e: the tail's filter must hide it
-	var note struct {
-		Success bool
-		Event   struct{ ID string }
+	_ = live                               // rpAppend writes to stream e2e: the tail's filter must hide it
+	tailNote := func(body string) string { // a note to alice in project/console, through MCP on node 3
+		var ev struct {
+			Success bool
+			Event   struct{ ID string }
+		}
+		if err := rpTool(n3.p, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/console", "room": "review",
+			"from_agent": "dana", "to_agent": "alice", "body": body}, &ev); err != nil || !ev.Success {
+			t.Fatalf("append: %v %+v", err, ev)
+		}
+		return ev.Event.ID
 	}
-	if err := rpTool(n3.p, "mempalace_event_append", map[string]any{"type": "note", "stream": "project/console", "room": "review",
-		"from_agent": "dana", "to_agent": "alice", "body": "Release notes drafted."}, &note); err != nil || !note.Success {
-		t.Fatalf("append: %v %+v", err, note)
-	}
-	three.waitTrue(10*time.Second, "the new event on the live tail", fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, note.Event.ID))
+	note := tailNote("Release notes drafted.")
+	three.waitTrue(10*time.Second, "the new event on the live tail", fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, note))
 	if eval[bool](three, fmt.Sprintf(`!!document.querySelector('#tail .ev[data-id=%q]')`, live)) {
 		t.Fatal("the live tail shows an event its stream filter excludes")
 	}
 	three.shot("tail")
+
+	// The tail resumes after a reload: its address holds the last event
+	// shown, so an event written while the page was away follows, and
+	// nothing shown before comes again.
+	resume := eval[string](three, `location.href`)
+	if !strings.Contains(resume, "since="+note) {
+		t.Fatalf("the tail's address %s does not hold the last event shown (%s)", resume, note)
+	}
+	three.goTo("#/streams", "streams")
+	meanwhile := tailNote("Written while the tail was closed.")
+	three.open(resume)
+	three.waitPage("tail")
+	later := tailNote("Written after the tail resumed.")
+	three.waitTrue(10*time.Second, "the resumed tail's events", fmt.Sprintf(
+		`!!document.querySelector('#tail .ev[data-id=%q]') && !!document.querySelector('#tail .ev[data-id=%q]')`, meanwhile, later))
+	if ids := eval[[]string](three, `[...document.querySelectorAll("#tail .ev")].map(e => e.dataset.id)`); len(ids) != 2 {
+		t.Fatalf("the resumed tail shows %v, want only %s and %s", ids, meanwhile, later)
+	}
 
 	// carol's token reads carol's mailbox only: nothing of bob's.
 	three.signOut()
@@ -186,10 +221,19 @@ func TestConsole_Browser(t *testing.T) {
 	// kill -9 of node 2: node 1's mesh page shows it dead within 5 s.
 	one.goTo("#/mesh", "mesh")
 	one.waitTrue(20*time.Second, "three members alive", `document.querySelectorAll('#members tr[data-state="alive"]').length === 3`)
+	// The 5 s run from the signal; c1's own verdict is timed alongside, so
+	// that a late page says whether membership or the page was late.
 	killed := time.Now()
+	verdict := csWatchDead(n1.p, n2.name, killed)
 	n2.p.Kill()
-	one.waitTrue(5*time.Second, n2.name+" dead", fmt.Sprintf(`(document.querySelector('#members tr[data-member=%q]') || {dataset: {}}).dataset.state === "dead"`, n2.name))
-	t.Logf("%s shown dead on %s's mesh page %v after kill -9", n2.name, n1.name, time.Since(killed).Round(10*time.Millisecond))
+	pollErr := one.pollTrue(time.Until(killed.Add(5*time.Second)), fmt.Sprintf(`(document.querySelector('#members tr[data-member=%q]') || {dataset: {}}).dataset.state === "dead"`, n2.name))
+	shown := time.Since(killed)
+	declared := verdict()
+	if pollErr != nil || shown > 5*time.Second {
+		t.Fatalf("%s not shown dead on %s's mesh page within 5 s of kill -9 (%v, %v); %s's membership: %s\npage text: %s",
+			n2.name, n1.name, shown.Round(10*time.Millisecond), pollErr, n1.name, declared, one.text())
+	}
+	t.Logf("%s shown dead on %s's mesh page %v after kill -9; %s's membership: %s", n2.name, n1.name, shown.Round(10*time.Millisecond), n1.name, declared)
 	one.shot("mesh-dead")
 
 	// The browser enforces the policy: an inline script added to the page
@@ -200,4 +244,41 @@ func TestConsole_Browser(t *testing.T) {
 	if eval[bool](one, `window.__ran === true`) {
 		t.Fatal("an inline script ran despite the content security policy")
 	}
+
+	// No token reaches a log: the nodes signed in (and refused) tokens and
+	// served every page, and their logs say so by name only.
+	for _, n := range []*mbNode{n1, n3} {
+		logs := n.p.Logs()
+		refused := n != n1 || strings.Contains(logs, "console sign-in refused") // the wrong token went to n1
+		if !strings.Contains(logs, "console signed in") || !refused {
+			t.Fatalf("%s's log lacks the console's sign-in lines: the check below would prove nothing\n%s", n.name, logs)
+		}
+		for _, tok := range []string{csShared, csCarol, csAlice, "not-the-token"} {
+			if strings.Contains(logs, tok) {
+				t.Fatalf("%s's log holds the token %q", n.name, tok)
+			}
+		}
+	}
+}
+
+// csWatchDead polls p's member states every 50 ms, from now, until it
+// reports member dead or 10 s after since. The function it returns waits
+// for the watch to end and says when p declared the member dead, counted
+// from since, or that it had not.
+func csWatchDead(p *lsnodeProc, member string, since time.Time) func() string {
+	done := make(chan string, 1)
+	go func() {
+		last := "no answer"
+		for time.Since(since) < 10*time.Second {
+			if st, err := rpStates(p); err != nil {
+				last = "member states: " + err.Error()
+			} else if last = member + " " + st[member]; st[member] == "dead" {
+				done <- fmt.Sprintf("dead after %v", time.Since(since).Round(10*time.Millisecond))
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		done <- "not dead after 10 s (last seen: " + last + ")"
+	}()
+	return func() string { return <-done }
 }

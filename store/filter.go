@@ -111,8 +111,16 @@ func compileFilter(f Filter) (*compiled, error) {
 		c.add("rowid > ?", f.AfterSeq)
 		c.afterSeq = f.AfterSeq
 	}
-	if f.Scope != nil {
+	// A writer whose whole mailbox the scope reads leaves the scope nothing
+	// to hide: the plain writer filter, without gathering the mailbox.
+	// A stream or a thread drives the query through its own index: the
+	// scope is then checked on each of its rows, instead of gathering the
+	// whole mailbox first.
+	if f.Scope != nil && !f.Scope.HasMailbox(c.eq.from) {
 		cond, args := f.Scope.condition("")
+		if c.eq.stream != "" || c.eq.corr != "" {
+			cond, args = f.Scope.rowCondition("")
+		}
 		c.where, c.args = append(c.where, cond), append(c.args, args...)
 		c.eq.scope = f.Scope
 	}

@@ -70,6 +70,22 @@ func (sc *ReadScope) allows(e *Event) bool {
 	return any(sc.Agents, e.ToAgent) || any(sc.Agents, e.FromAgent) || any(sc.Streams, e.Stream)
 }
 
+// HasMailbox reports whether the scope reads agent's whole mailbox: a nil
+// scope reads everything, and a non-nil one every event to or from a name
+// one of its Agents patterns matches. A query that picks only events
+// addressed to or written by such an agent needs no scope condition.
+func (sc *ReadScope) HasMailbox(agent string) bool {
+	if sc == nil {
+		return true
+	}
+	for _, p := range sc.Agents {
+		if matchName(p, agent) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsPattern reports whether p has path.Match metacharacters.
 func IsPattern(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
@@ -124,12 +140,56 @@ func (sc *ReadScope) condition(prefix string) (string, []any) {
 	return "(" + strings.Join(parts, " OR ") + ")", args
 }
 
+// rowCondition is the scope as a condition on one row's own columns
+// (prefix as condition's), with no subquery: for a query another index
+// drives to a few rows (one id, one thread, one owed row), where
+// condition would first gather the scope's whole mailbox, whose writer
+// side no index holds.
+func (sc *ReadScope) rowCondition(prefix string) (string, []any) {
+	var (
+		parts       []string
+		args, exact []any
+		streams     []any
+	)
+	for _, p := range sc.Agents {
+		if IsPattern(p) {
+			parts = append(parts, matchFunc+"(?, "+prefix+"to_agent)", matchFunc+"(?, "+prefix+"from_agent)")
+			args = append(args, p, p)
+		} else {
+			exact = append(exact, p)
+		}
+	}
+	if len(exact) > 0 {
+		in := " IN (?" + strings.Repeat(", ?", len(exact)-1) + ")"
+		parts = append(parts, prefix+"to_agent"+in, prefix+"from_agent"+in)
+		args = append(append(args, exact...), exact...)
+	}
+	if sc.Broadcasts {
+		parts = append(parts, prefix+"to_agent = '*'")
+	}
+	for _, p := range sc.Streams {
+		if IsPattern(p) {
+			parts, args = append(parts, matchFunc+"(?, "+prefix+"stream)"), append(args, p)
+		} else {
+			streams = append(streams, p)
+		}
+	}
+	if len(streams) > 0 {
+		parts = append(parts, prefix+"stream IN (?"+strings.Repeat(", ?", len(streams)-1)+")")
+		args = append(args, streams...)
+	}
+	if len(parts) == 0 {
+		return "0", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
 // EventVisible reports whether the event id exists and scope may read it.
 // A nil scope sees every event.
 func (s *Store) EventVisible(ctx context.Context, scope *ReadScope, id string) (bool, error) {
 	query, args := `SELECT 1 FROM events WHERE id = ?`, []any{id}
 	if scope != nil {
-		cond, cargs := scope.condition("")
+		cond, cargs := scope.rowCondition("")
 		query, args = query+" AND "+cond, append(args, cargs...)
 	}
 	return s.exists(ctx, query, args)
@@ -144,7 +204,7 @@ func (s *Store) ArtifactVisible(ctx context.Context, scope *ReadScope, id string
 	if scope == nil {
 		return s.exists(ctx, `SELECT 1 FROM artifacts WHERE id = ?`, []any{id})
 	}
-	cond, cargs := scope.condition("e.")
+	cond, cargs := scope.rowCondition("e.")
 	query := `SELECT 1 FROM artifacts a WHERE a.id = ? AND (` + creatorCondition(scope.Agents, &cargs) +
 		` OR EXISTS (SELECT 1 FROM event_artifacts ea JOIN events e ON e.id = ea.event_id WHERE ea.artifact_id = a.id AND ` +
 		cond + `))`

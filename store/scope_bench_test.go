@@ -49,3 +49,37 @@ func BenchmarkListScoped(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOwedScoped runs an agent's owed and awaiting pages (limit 51,
+// as the console's roster row asks) on the big log: unscoped, and as the
+// agent's own token reads them (its mailbox and broadcasts), which takes
+// the unscoped plan because the pages hold only its own mailbox.
+func BenchmarkOwedScoped(b *testing.B) {
+	own := func(i int) *ReadScope { return &ReadScope{Agents: []string{benchAgent(i)}, Broadcasts: true} }
+	none := func(int) *ReadScope { return nil }
+	for _, sc := range []struct {
+		name  string
+		scope func(int) *ReadScope
+	}{{"unscoped", none}, {"scope=own", own}} {
+		b.Run("owed/"+sc.name, func(b *testing.B) {
+			s := bigLog(b, 0)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.OwedIn(ctx, sc.scope(i), benchAgent(i), "", 51); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("awaiting/"+sc.name, func(b *testing.B) {
+			s := bigLog(b, 0)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Awaiting(ctx, AwaitingQuery{Agent: benchAgent(i), Limit: 51, Scope: sc.scope(i)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -144,12 +144,42 @@ func TestReadScope_Owed(t *testing.T) {
 		want  int
 	}{
 		{&ReadScope{Agents: []string{"eve"}}, 2},
+		{&ReadScope{Agents: []string{"e*"}}, 2},
+		{&ReadScope{Agents: []string{"boss"}}, 2}, // the asker's mailbox, checked row by row
 		{&ReadScope{Streams: []string{"ops/*"}}, 1},
+		{&ReadScope{Streams: []string{"ops/x"}}, 1},
 		{&ReadScope{Agents: []string{"pi@laptop"}, Broadcasts: true}, 0},
 	} {
 		got, err := s.OwedIn(context.Background(), tc.scope, "eve", "", 50)
 		if err != nil || len(got) != tc.want {
 			t.Errorf("scope %+v: %d events (%v), want %d", tc.scope, len(got), err, tc.want)
+		}
+	}
+}
+
+// A thread or a stream read through a scope keeps the events the scope
+// reads and no other.
+func TestReadScope_ThreadAndStream(t *testing.T) {
+	s, _ := openTestStore(t)
+	ctx := context.Background()
+	toPi := mustAppend(t, s, AppendInput{Type: "task.request", Stream: "p", Room: "r", FromAgent: "boss", ToAgent: "pi@laptop", CorrelationID: "thr", Status: "open"})
+	mustAppend(t, s, AppendInput{Type: "note", Stream: "p", Room: "r", FromAgent: "boss", ToAgent: "eve", CorrelationID: "thr"})
+	fromPi := mustAppend(t, s, AppendInput{Type: "note", Stream: "p", Room: "r", FromAgent: "pi@laptop", ToAgent: "eve", CorrelationID: "thr"})
+	all := mustAppend(t, s, AppendInput{Type: "note", Stream: "p", Room: "r", FromAgent: "boss", ToAgent: "*", CorrelationID: "thr"})
+	scope := &ReadScope{Agents: []string{"pi@laptop"}, Broadcasts: true}
+	want := []string{toPi.ID, fromPi.ID, all.ID}
+	for _, f := range []Filter{{CorrelationID: "thr"}, {Stream: "p"}} {
+		f.Scope, f.Order = scope, "asc"
+		page, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range page.Events {
+			got = append(got, e.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%+v: %v, want %v", f, got, want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"path"
 	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/rules"
@@ -92,7 +91,7 @@ func (c *console) handleAgents(w http.ResponseWriter, r *http.Request, _ *consol
 	}
 	rows := []agentRow{}
 	for _, a := range roster {
-		if !scopeHasAgent(scope, a.Agent) {
+		if !scope.HasMailbox(a.Agent) {
 			continue
 		}
 		row := rosterRow(a)
@@ -115,19 +114,6 @@ func (c *console) handleAgents(w http.ResponseWriter, r *http.Request, _ *consol
 		"agents": rows, "window_s": defaultAgentsWindow.Seconds(), "awaiting_available": hasAwaiting, "replicas": names,
 		"whole_log": whole || read < rosterEvents, "events_read": read, "roster_events": rosterEvents,
 	})
-}
-
-// scopeHasAgent reports whether scope reads agent's whole mailbox.
-func scopeHasAgent(scope *store.ReadScope, agent string) bool {
-	if scope == nil {
-		return true
-	}
-	for _, p := range scope.Agents {
-		if ok, err := path.Match(p, agent); err == nil && ok {
-			return true
-		}
-	}
-	return false
 }
 
 func rosterRow(a store.AgentInfo) agentRow {

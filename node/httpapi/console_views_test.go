@@ -128,6 +128,48 @@ func TestConsole_ThreadShowsPatchWithWarnings(t *testing.T) {
 	}
 }
 
+// TestConsole_ThreadHidesArtifactsOutsideTheScope opens a thread that
+// pi's token reads in part: the ask to pi and pi's patch, not bob's patch
+// to alice in the same thread. pi's page carries its own patch and none
+// of bob's content; the shared token's carries both.
+func TestConsole_ThreadHidesArtifactsOutsideTheScope(t *testing.T) {
+	s := csStart(t, csOptions{})
+	ctx := context.Background()
+	root := nodetest.Append(t, s.store, store.AppendInput{Type: "task.request", Stream: "p", Room: "r", FromAgent: "alice",
+		ToAgent: "pi@laptop", Status: "open", Body: "fix it", CorrelationID: "thr-art"})
+	patch := func(from, content string) store.Written {
+		w, err := s.store.PatchSubmit(ctx, store.PatchInput{FromAgent: from, ToAgent: "alice", Stream: "p", CorrelationID: "thr-art",
+			Content: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	bobs := patch("bob", "--- a/secret\n+++ b/secret\n@@ -1 +1 @@\n-a\n+bob's secret\n")
+	pis := patch("pi@laptop", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
+
+	pi := s.browser(t)
+	pi.mustSignIn(nodetest.AgentToken)
+	resp := pi.get("/ui/api/thread?id=thr-art")
+	th := decode[threadPage](t, resp)
+	if len(th.Events) != 2 || th.Events[0].ID != root.ID || th.Events[1].ID != pis.Event.ID {
+		t.Fatalf("pi's thread: %+v; want the ask and pi's patch", th.Events)
+	}
+	if _, ok := th.Artifacts[pis.Artifact.ID]; !ok || len(th.Artifacts) != 1 {
+		t.Fatalf("pi's thread artifacts: %v; want pi's patch alone", th.Artifacts)
+	}
+	if strings.Contains(resp.Body, bobs.Artifact.ID) || strings.Contains(resp.Body, "bob's secret") {
+		t.Fatalf("pi's thread page names bob's artifact or its content: %s", resp.Body)
+	}
+
+	ops := s.browser(t)
+	ops.mustSignIn(nodetest.SharedToken)
+	all := decode[threadPage](t, ops.get("/ui/api/thread?id=thr-art"))
+	if _, ok := all.Artifacts[bobs.Artifact.ID]; !ok || len(all.Events) != 3 || len(all.Artifacts) != 2 {
+		t.Fatalf("the shared token's thread: %d events, artifacts %v; want 3 and both patches", len(all.Events), all.Artifacts)
+	}
+}
+
 // awaitingStore is a log with the awaiting view: every event an agent
 // wrote is "awaited", enough to show that the console passes the view
 // through with the caller's scope.

@@ -42,12 +42,24 @@ import (
 // about 3 s is declared dead and must rejoin (it does: it refutes as soon
 // as it hears of its death, and the rejoin loop covers longer outages).
 // Larger clusters scale the suspicion time by log10(n).
+//
+// Load: memberlist stretches a node's probe interval (and with it each
+// probe's deadline) by its own health score, up to AwarenessMaxMultiplier
+// times; the score rises when acks come back later than ProbeTimeout or
+// nacks miss the probe's end, which a busy scheduler alone causes. At the
+// LAN preset's 8 a loaded survivor probes every 1.6 s, and its first failed
+// probe of a crashed node can come about 1.8 s after the crash, which with
+// the 2.8 s of suspicion is past 4.5 s. Capped at 2 the interval is at most
+// 400 ms: first failed probe within about 0.8 s, dead within about 3.8 s.
+// Suspicion is not scaled by the score, so the 2 s freeze still meets the
+// full 2.8 s before anyone may declare it dead.
 const (
 	probeInterval           = 200 * time.Millisecond
 	probeTimeout            = 100 * time.Millisecond
 	suspicionMult           = 14
 	suspicionMaxTimeoutMult = 2
 	gossipInterval          = 100 * time.Millisecond
+	awarenessMaxMultiplier  = 2
 )
 
 // memberlistConfig builds memberlist's config from c (already validated),
@@ -68,6 +80,7 @@ func (c Config) memberlistConfig() *memberlist.Config {
 	mc.SuspicionMult = suspicionMult                     // LAN 4: 2.8 s of suspicion, > a 2 s freeze plus refutation
 	mc.SuspicionMaxTimeoutMult = suspicionMaxTimeoutMult // LAN 6: bounds detection when n >= 14 and few confirm
 	mc.GossipInterval = gossipInterval                   // LAN 200 ms: suspect/dead/alive news reaches all nodes sooner
+	mc.AwarenessMaxMultiplier = awarenessMaxMultiplier   // LAN 8: load cannot stretch a probe past 400 ms
 
 	// Security: every packet is encrypted and verified with the keyring.
 	mc.GossipVerifyIncoming = true // as LAN; stated because a keyring relies on it

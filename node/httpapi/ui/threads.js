@@ -55,11 +55,15 @@ export function threadPage(main, id) {
     h("a", { href: "#/compose?mode=answer&thread=" + encodeURIComponent(id) }, h("button", { type: "button", class: "plain" }, "Answer in this thread…"))),
   steps, h("div", { class: "actions" }, more));
   let cursor = "", count = 0;
+  const asked = new Map(); // the thread's events so far (oldest first): id → addressee
   async function load() {
     try {
       const d = await api("thread" + query({ id, cursor }));
       if (!cursor) steps.replaceChildren();
-      for (const e of d.events) steps.append(step(e, d));
+      for (const e of d.events) {
+        steps.append(step(e, d, asked));
+        asked.set(e.id, e.to_agent);
+      }
       count += d.events.length;
       if (!count) steps.replaceChildren(empty("No event of this thread is visible to this token."));
       const agents = new Set(), repl = new Set();
@@ -76,11 +80,16 @@ export function threadPage(main, id) {
   load();
 }
 
-// route says who did what to whom: "alice asked bob", "bob answered
-// alice", "bob submitted a patch for alice".
-function route(e) {
+// route says who did what to whom: "alice asked bob", "bob claimed
+// alice's ask", "bob answered alice", "bob submitted a patch for alice".
+// A claim is as the store counts one: a reply with status claimed from
+// an ask's addressee, joined to the ask by ack_of (the acked event was
+// addressed to the writer) or else by the thread (the writer was asked
+// earlier in it); a claiming ack is a claim too.
+function route(e, claim) {
   const to = e.to_agent === "*" ? "everyone" : e.to_agent ? agentLink(e.to_agent) : null;
   const who = agentLink(e.from_agent);
+  if (claim) return [who, " claimed ", to ? [to, "'s ask"] : "the ask"];
   if (e.type === "event.ack") return [who, " acknowledged ", to ? [to, "'s ask"] : "an ask"];
   if (e.type === "patch.ready") return [who, " submitted a patch", to ? [" for ", to] : ""];
   if (e.status === "open") return [who, " asked", to ? [" ", to] : ""];
@@ -88,13 +97,14 @@ function route(e) {
   return [who, " wrote", to ? [" to ", to] : ""];
 }
 
-function step(e, d) {
+function step(e, d, asked) {
   const via = d.replicas[e.origin_replica] || short(e.origin_replica, 10);
   const ack = (() => { try { return (typeof e.metadata === "object" ? e.metadata : {}).ack_of; } catch (x) { return ""; } })();
-  return h("div", { class: "step s-" + (e.status || "none"), dataset: { id: e.id, from: e.from_agent, via } },
+  const claim = e.status === "claimed" && (ack && asked.has(ack) ? asked.get(ack) === e.from_agent : [...asked.values()].includes(e.from_agent));
+  return h("div", { class: "step s-" + (e.status || "none"), dataset: { id: e.id, from: e.from_agent, via, claim: claim ? "1" : "" } },
     h("div", { class: "panel" },
       h("div", { class: "step-head" },
-        h("span", { class: "route" }, route(e)),
+        h("span", { class: "route" }, route(e, claim)),
         e.status ? pill(e.status) : null,
         h("span", { class: "badge" }, e.type),
         h("span", { class: "right", title: e.hlc }, stamp(hlcTime(e.hlc)) + " · via " + via)),
