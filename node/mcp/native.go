@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/lsnode/lsnode/internal/jsonstr"
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
@@ -140,7 +141,7 @@ func answerID(raw json.RawMessage) ([]byte, bool) {
 // of an int64 or a string (the only ids MakeID makes of a request's).
 func idText(id jsonrpc.ID) []byte {
 	if s, ok := id.Raw().(string); ok {
-		return appendJSONString(nil, []byte(s), false)
+		return jsonstr.Append(nil, s, false)
 	}
 	return strconv.AppendInt(nil, id.Raw().(int64), 10)
 }
