@@ -2,16 +2,17 @@ package jsonstr
 
 import "unicode/utf8"
 
-// escapes says how AppendChars writes each ASCII byte: 0 as it is, 'u'
-// as \u00xx, 'h' as \u00xx when escaping HTML, any other letter as a
+// escapes say how AppendChars writes each ASCII byte, without and with
+// HTML escaping: 0 as it is, 'u' as \u00xx, any other letter as a
 // backslash and that letter.
-var escapes = func() (t [utf8.RuneSelf]byte) {
+var escapes = func() (t [2][utf8.RuneSelf]byte) {
 	for c := range 0x20 {
-		t[c] = 'u'
+		t[0][c] = 'u'
 	}
-	t['"'], t['\\'] = '"', '\\'
-	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = 'b', 'f', 'n', 'r', 't'
-	t['<'], t['>'], t['&'] = 'h', 'h', 'h'
+	t[0]['"'], t[0]['\\'] = '"', '\\'
+	t[0]['\b'], t[0]['\f'], t[0]['\n'], t[0]['\r'], t[0]['\t'] = 'b', 'f', 'n', 'r', 't'
+	t[1] = t[0]
+	t[1]['<'], t[1]['>'], t[1]['&'] = 'u', 'u', 'u'
 	return t
 }()
 
@@ -30,17 +31,21 @@ func Append[T ~string | ~[]byte](dst []byte, s T, html bool) []byte {
 // can be escaped piece by piece.
 func AppendChars[T ~string | ~[]byte](dst []byte, s T, html bool) []byte {
 	const hexDigits = "0123456789abcdef"
+	table := &escapes[0]
+	if html {
+		table = &escapes[1]
+	}
 	run := 0 // start of the bytes not yet copied
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			esc := escapes[c]
-			if esc == 0 || (esc == 'h' && !html) {
+			esc := table[c]
+			if esc == 0 {
 				i++
 				continue
 			}
 			dst = append(dst, s[run:i]...)
-			if esc == 'u' || esc == 'h' {
+			if esc == 'u' {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			} else {
 				dst = append(dst, '\\', esc)
