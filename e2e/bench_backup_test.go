@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // TestBenchBackup_JoinAndBackup (LSNODE_BENCH_REPLICATION=1, like the
@@ -145,19 +147,14 @@ func rssParts(p *lsnodeProc) string {
 	return strings.Join(parts, ", ")
 }
 
-// waitHolds polls until p holds n events of benchOrigin.
+// waitHolds polls until p holds n events of benchOrigin, every 200 ms:
+// the wait is the figure its caller reports.
 func waitHolds(t *testing.T, p *lsnodeProc, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Minute)
-	for {
-		if vv, err := rpVector(p); err == nil && vv[benchOrigin] >= int64(n) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not hold %d events after 30 min", p.URL, n)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Minute, fmt.Sprintf("%s to hold %d events", p.URL, n), func() bool {
+		vv, err := rpVector(p)
+		return err == nil && vv[benchOrigin] >= int64(n)
+	}, testwait.Every(200*time.Millisecond))
 }
 
 // restoreFromNode runs `lsnode restore --from` src into dir and returns

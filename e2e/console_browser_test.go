@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/lsnode/lsnode/internal/testwait"
 )
 
 // The console's browser tests drive headless Chromium (Debian's
@@ -235,15 +237,13 @@ func (tb *tab) clear(sel string) {
 // waits for is still replicating.
 func (tb *tab) untilShown(within time.Duration, hash, page, what, expr string) {
 	tb.t.Helper()
-	deadline := time.Now().Add(within)
-	for i := 0; ; i++ {
-		tb.goTo(fmt.Sprintf("%s?draw=%d", hash, i), page)
+	draw := 0
+	testwait.For(tb.t, within, func() (bool, string) {
+		tb.goTo(fmt.Sprintf("%s?draw=%d", hash, draw), page)
+		draw++
 		if eval[bool](tb, expr) {
-			return
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			tb.t.Fatalf("%s not shown within %v (%s)\npage text: %s", what, within, expr, tb.text())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("%s not shown (%s)\npage text: %s", what, expr, tb.text())
+	}, testwait.Every(200*time.Millisecond))
 }

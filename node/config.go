@@ -3,7 +3,6 @@ package node
 import (
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -30,7 +29,7 @@ const (
 // room to spare.
 const MinGRPCMessageBytes = 8 << 20
 
-// Config configures one node: two node-wide settings, one sub-config per
+// Config configures one node: the node-wide settings, one sub-config per
 // part, each the part's own configuration type passed to it whole, and
 // the process's plumbing. Start from DefaultConfig, which composes the
 // parts' DefaultConfig; New calls Validate, which calls each part's
@@ -49,6 +48,13 @@ type Config struct {
 	// ClusterID names the mesh. Replication and gossip refuse peers with
 	// another id before any data crosses. Default "lsnode".
 	ClusterID string
+	// RecoverMinPeers is how many distinct replication peers a node
+	// restored under its own identity must have synced with, each held
+	// up to its copy of the node's origin, before it takes local writes
+	// again (recovery.go); 0 means 1. It is node-wide: own-origin
+	// recovery is the node's, which reads replication's peers and ends
+	// the store's recovery, not a part's.
+	RecoverMinPeers int
 
 	// Store is the log (store.Config). Set by the node: Dir (DataDir),
 	// Wall, Logger, Metrics. Store.ReadOnly would refuse what replication
@@ -56,7 +62,7 @@ type Config struct {
 	// refuses a MaxPageBytes below 1 MiB (0 included).
 	Store store.Config
 	// HTTP is the HTTP surface (httpapi.Config): its address, timeouts,
-	// caps and the thresholds of /readyz. A non-loopback Addr needs
+	// caps, the thresholds of /readyz and the web console. A non-loopback Addr needs
 	// Auth.Token or Auth.TokensFile unless Auth.AllowInsecureNoToken.
 	HTTP httpapi.Config
 	// MCP is the MCP tools of POST /mcp (mcp.Config). Their wait cap and
@@ -91,17 +97,6 @@ type Config struct {
 	// verifies its peers'; Policy is what becomes of ops of origins that
 	// do not sign. Set by the node: Self, Key, Keys, Logger, Metrics.
 	Integrity integrity.Config
-	// RecoverMinPeers is how many distinct replication peers a node
-	// restored under its own identity must have synced with, each held
-	// up to its copy of the node's origin, before it takes local writes
-	// again (recovery.go); 0 means 1.
-	RecoverMinPeers int
-	// Console serves the web console at /ui/ (docs/operations.md
-	// "Console"). Default on.
-	Console bool
-	// ConsoleIdleTimeout signs out a console session whose user made no
-	// request for this long. Default 30 min.
-	ConsoleIdleTimeout time.Duration
 
 	// Version is reported by /statusz, the sync profile and metrics.
 	Version string
@@ -123,21 +118,18 @@ func DefaultConfig() Config {
 	gossip := membership.DefaultConfig("")
 	gossip.BindAddr = "" // no gossip unless asked for
 	return Config{
-		DataDir:     DefaultDataDir,
-		ClusterID:   DefaultClusterID,
-		Store:       store.DefaultConfig(),
-		HTTP:        httpapi.DefaultConfig(),
-		MCP:         mcp.DefaultConfig(),
-		Auth:        auth.DefaultConfig(),
-		Replication: grpcpeer.DefaultConfig(""),
-		Membership:  gossip,
-		HubPull:     hubpull.DefaultConfig(""),
-		Integrity:   integrity.DefaultConfig(),
-		Version:     "dev",
-
-		RecoverMinPeers:    1,
-		Console:            true,
-		ConsoleIdleTimeout: httpapi.DefaultConsoleIdleTimeout,
+		DataDir:         DefaultDataDir,
+		ClusterID:       DefaultClusterID,
+		RecoverMinPeers: 1,
+		Store:           store.DefaultConfig(),
+		HTTP:            httpapi.DefaultConfig(),
+		MCP:             mcp.DefaultConfig(),
+		Auth:            auth.DefaultConfig(),
+		Replication:     grpcpeer.DefaultConfig(""),
+		Membership:      gossip,
+		HubPull:         hubpull.DefaultConfig(""),
+		Integrity:       integrity.DefaultConfig(),
+		Version:         "dev",
 	}
 }
 

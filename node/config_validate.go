@@ -43,9 +43,6 @@ func (c Config) Validate() error {
 	if err := c.MCP.Validate(); err != nil {
 		return err
 	}
-	if c.Console && c.ConsoleIdleTimeout <= 0 {
-		return errors.New("--console-idle-timeout must be positive")
-	}
 	if c.Store.MaxPageBytes < 1<<20 {
 		return errors.New("--max-page-bytes must be at least 1048576")
 	}

@@ -35,14 +35,15 @@ const benchToken = "bench-token"
 // BenchmarkMCPAppend measures event_append throughput through POST /mcp:
 // 32 clients of the lean load generator (loadgen_bench_test.go) post bare
 // tools/call requests (no initialize, a bearer token) to the node's HTTP
-// surface - the request policy, the MCP mount and handler - backed by a
+// surface - the request policy and route, then mcp.Handler - backed by a
 // real store in a temp dir ("sqlite"; with "idle-waits=32", while 32
 // event_waits block in the store on a stream nothing is appended to) or by
 // a store that only echoes the event ("none": the HTTP and tool layers
-// alone), and once more with the SDK answering instead of the fast path. For the ratios, in the same
-// process: the raw SQLite rate ("raw", as store.BenchmarkRawInsert
-// measures it), the store's own rate (32 goroutines calling Append,
-// "direct"), and the floor of the load generator and net/http with a
+// alone), and once more with the SDK answering instead of the native
+// path ("via=sdk": an empty _meta in the params, which only the SDK
+// reads). For the ratios, in the same process: the raw SQLite rate
+// ("raw", as store.BenchmarkRawInsert measures it), the store's own rate
+// (32 goroutines calling Append, "direct"), and the floor of the load generator and net/http with a
 // handler that answers from a template ("canned"). cpu-us/op is the whole
 // process's: clients, server and store.
 func BenchmarkMCPAppend(b *testing.B) {
@@ -298,9 +299,10 @@ func benchHandlerOf(b *testing.B, st mcp.Store, port int) (httpapi.Options, http
 	return opts, n.surfaces(opts, st)
 }
 
-// BenchmarkMCPHandler is the CPU of one tool call in the node's handler
-// (the request policy, the mount, the MCP layers, the tool, the
-// rendering) without the network and net/http: the handler runs on a
+// BenchmarkMCPHandler is the CPU of one tool call in the node's root
+// handler (the HTTP surface's request policy and route, then mcp.Handler:
+// the body read and screened, the native path's tool call on the store,
+// the answer rendered) without the network and net/http: the handler runs on a
 // request built once, as net/http would hand it over, and a
 // ResponseWriter that keeps the answer. tool=append is event_append on a
 // store that only echoes; tool=list,events=50 is an event_list of 50

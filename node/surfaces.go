@@ -55,8 +55,8 @@ func (n *Node) surfaces(apiOpts httpapi.Options, st mcp.Store) http.Handler {
 		RequireIdentity: n.tokens != nil,
 		Metrics:         n.reg,
 	})
-	if n.cfg.Console {
-		n.api.EnableConsole(httpapi.ConsoleOptions{Store: n.store, Tools: tools, IdleTimeout: n.cfg.ConsoleIdleTimeout})
+	if n.cfg.HTTP.Console {
+		n.api.EnableConsole(httpapi.ConsoleOptions{Store: n.store, Tools: tools, IdleTimeout: n.cfg.HTTP.ConsoleIdleTimeout})
 	}
 	return n.api.Handler(tools)
 }

@@ -43,15 +43,15 @@ func (s *Store) Ack(ctx context.Context, in AckInput) (Written, error) {
 	})
 }
 
-// eventByID reads one event; a missing id is the Python "event 'x' not
-// found" error.
+// eventByID reads one event; a missing id is the hub's not-found error
+// (rules.EventNotFound).
 func (s *Store) eventByID(ctx context.Context, id string) (Event, error) {
 	evs, err := queryEvents(ctx, s.reads.pool(), `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
 	if err != nil {
 		return Event{}, err
 	}
 	if len(evs) == 0 {
-		return Event{}, notFoundf("event %s not found", reprID(id))
+		return Event{}, notFound(rules.EventNotFound(id))
 	}
 	return evs[0], nil
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // Append stores one local event. A retry with the same (from_agent,
@@ -56,7 +58,7 @@ func (s *Store) appendInTx(w *writeTx, d draft) (Written, error) {
 			return Written{}, err
 		}
 		if !ok {
-			return Written{}, invalidf("artifact_ids references unknown artifact %s", reprID(id))
+			return Written{}, &ValidationError{Msg: rules.UnknownArtifact(id), Kind: ErrInvalid}
 		}
 	}
 	ev := d.ev

@@ -41,7 +41,7 @@ func invalidf(format string, args ...any) error {
 	return &ValidationError{Msg: fmt.Sprintf(format, args...), Kind: ErrInvalid}
 }
 
-// notFoundf builds a not-found error with a Python-compatible message.
-func notFoundf(format string, args ...any) error {
-	return &ValidationError{Msg: fmt.Sprintf(format, args...), Kind: ErrNotFound}
+// notFound builds a not-found error with the hub's text (rules).
+func notFound(msg string) error {
+	return &ValidationError{Msg: msg, Kind: ErrNotFound}
 }

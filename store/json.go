@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/lsnode/lsnode/internal/jsonstr"
 )
 
 // MarshalJSON renders the event dict of docs/compatibility.md#event-and-artifact-records, keys in the Python
@@ -14,25 +16,25 @@ import (
 func (e Event) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, e.jsonSizeHint())
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, e.ID)
+	b = jsonstr.Append(b, e.ID, false)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"origin_replica":`...)
-	b = appendJSONString(b, e.OriginReplica)
+	b = jsonstr.Append(b, e.OriginReplica, false)
 	b = append(b, `,"origin_seq":`...)
 	b = strconv.AppendInt(b, e.OriginSeq, 10)
 	b = append(b, `,"hlc":`...)
-	b = appendJSONString(b, e.HLC)
+	b = jsonstr.Append(b, e.HLC, false)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = jsonstr.Append(b, e.Type, false)
 	b = append(b, `,"stream":`...)
-	b = appendJSONString(b, e.Stream)
+	b = jsonstr.Append(b, e.Stream, false)
 	b = append(b, `,"room":`...)
-	b = appendJSONString(b, e.Room)
+	b = jsonstr.Append(b, e.Room, false)
 	b = append(b, `,"topic":`...)
 	b = appendJSONNullable(b, e.Topic)
 	b = append(b, `,"from_agent":`...)
-	b = appendJSONString(b, e.FromAgent)
+	b = jsonstr.Append(b, e.FromAgent, false)
 	b = append(b, `,"to_agent":`...)
 	b = appendJSONNullable(b, e.ToAgent)
 	b = append(b, `,"correlation_id":`...)
@@ -48,12 +50,12 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, id)
+		b = jsonstr.Append(b, id, false)
 	}
 	b = append(b, `],"body":`...)
-	b = appendJSONString(b, e.Body)
+	b = jsonstr.Append(b, e.Body, false)
 	b = append(b, `,"created_at":`...)
-	b = appendJSONString(b, e.CreatedAt)
+	b = jsonstr.Append(b, e.CreatedAt, false)
 	b = append(b, `,"metadata":`...)
 	b = append(b, metadataObject(e.Metadata)...)
 	if e.BodyTruncated {
@@ -239,22 +241,8 @@ func marshalOrdered(fields []kv) []byte {
 	return b.Bytes()
 }
 
-func jsonString(s string) []byte {
-	out, _ := marshalNoEscape(s) // a string always encodes
-	return out
-}
-
-// appendJSONString appends s as encoding/json (HTML left unescaped)
-// writes it. A plain string, the common case, is copied as it is;
-// anything else goes through encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	if !plainJSONString(s) {
-		return append(dst, jsonString(s)...)
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
+// jsonString is s as encoding/json (HTML left unescaped) writes it.
+func jsonString(s string) []byte { return jsonstr.Append(nil, s, false) }
 
 // plainJSONString reports whether s is printable ASCII without a quote
 // or backslash: the text every JSON encoder writes between two quotes
@@ -272,7 +260,7 @@ func appendJSONNullable(dst []byte, s string) []byte {
 	if s == "" {
 		return append(dst, "null"...)
 	}
-	return appendJSONString(dst, s)
+	return jsonstr.Append(dst, s, false)
 }
 
 func jsonNullable(s string) []byte {

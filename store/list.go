@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // List returns one page of events matching f, and a portable cursor that
@@ -133,7 +135,7 @@ func anchorSeq(ctx context.Context, q querier, id, field string, kind error) (in
 	var seq int64
 	err := q.QueryRowContext(ctx, `SELECT rowid FROM events WHERE id = ?`, id).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
-		msg := fmt.Sprintf("%s %s not found", field, reprID(id))
+		msg := rules.CursorNotFound(field, id)
 		if kind == ErrCursorNotHeld {
 			msg += " on this replica (it may not have replicated here yet: retry, or resume with the portable cursor)"
 		}

@@ -18,8 +18,8 @@ func (s *Store) OpsAfter(ctx context.Context, origin string, after int64, limit,
 	if err != nil {
 		return nil, wrapRule(err)
 	}
-	if after < 0 {
-		return nil, invalidf("after_seq must be a non-negative integer")
+	if _, err := rules.AfterSeq(after); err != nil {
+		return nil, wrapRule(err)
 	}
 	if limit <= 0 {
 		limit = rules.MaxListLimit

@@ -171,7 +171,7 @@ func getArtifact(ctx context.Context, q querier, id string) (Artifact, error) {
 metadata_json, origin_replica FROM artifacts WHERE id = ?`, id).Scan(&a.ID, &a.Kind, &a.SHA256, &a.SizeBytes,
 		&a.Content, &a.CreatedBy, &a.CreatedAt, &meta, &origin)
 	if errors.Is(err, sql.ErrNoRows) {
-		return a, notFoundf("artifact %s not found", reprID(id))
+		return a, notFound(rules.ArtifactNotFound(id))
 	}
 	if err != nil {
 		return a, fmt.Errorf("read artifact %s: %w", id, err)

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/lsnode/lsnode/hlc"
+	"github.com/lsnode/lsnode/internal/pyhub/pytime"
 	"github.com/lsnode/lsnode/node"
 	"github.com/lsnode/lsnode/node/httpapi"
-	"github.com/lsnode/lsnode/sync/hubpull"
 	"github.com/lsnode/lsnode/sync/integrity"
 )
 
@@ -48,7 +48,7 @@ func addClusterFlags(e *serveEnv) *clusterFlags {
 		readyMaxLagOps:      e.Int64("ready-max-lag-ops", def.HTTP.Readiness.MaxLagOps, "/readyz fails when a peer holds more ops this node lacks; -1 off"),
 		readyMaxQuarantined: e.Int64("ready-max-quarantined", def.HTTP.Readiness.MaxQuarantined, "/readyz fails past this many quarantined remote items; -1 off"),
 		readyMinAlivePeers:  e.Int64("ready-min-alive-peers", def.HTTP.Readiness.MinAlivePeers, "/readyz fails with fewer connected replication peers"),
-		httpSyncTimeout:     hubpull.ParseTimeout(e.env.or("", "MEMPALACE_SYNC_HTTP_TIMEOUT"), def.HubPull.Timeout),
+		httpSyncTimeout:     pytime.ParseTimeout(e.env.or("", "MEMPALACE_SYNC_HTTP_TIMEOUT"), def.HubPull.Timeout),
 		unsignedOrigins: e.String("unsigned-origins", def.Integrity.Policy.String(),
 			"accept or refuse ops of origins that do not sign them (Python hubs, older nodes); refused ones are quarantined without consuming their slots; an origin whose key is pinned is always refused unsigned (env LSNODE_UNSIGNED_ORIGINS)",
 			"LSNODE_UNSIGNED_ORIGINS"),
@@ -66,7 +66,7 @@ func addClusterFlags(e *serveEnv) *clusterFlags {
 // it, else the file's, else def.
 func (e *serveEnv) syncInterval(def time.Duration) time.Duration {
 	const flag = "http-sync-interval"
-	under := hubpull.ParseInterval(e.env.or("", "MEMPALACE_SYNC_INTERVAL"), e.file.durationOr(flag, def))
+	under := pytime.ParseInterval(e.env.or("", "MEMPALACE_SYNC_INTERVAL"), e.file.durationOr(flag, def))
 	return e.duration(flag, under, "LSNODE_HTTP_SYNC_INTERVAL")
 }
 

@@ -18,9 +18,9 @@ type consoleFlags struct {
 func addConsoleFlags(e *serveEnv) *consoleFlags {
 	def := node.DefaultConfig()
 	return &consoleFlags{
-		on: e.fs.Bool("console", e.switchOn(e.file.boolOr("console", def.Console), "LSNODE_CONSOLE"),
+		on: e.fs.Bool("console", e.switchOn(e.file.boolOr("console", def.HTTP.Console), "LSNODE_CONSOLE"),
 			"serve the web console at /ui/; --console=false turns it off (env LSNODE_CONSOLE)"),
-		idle: e.Duration("console-idle-timeout", def.ConsoleIdleTimeout,
+		idle: e.Duration("console-idle-timeout", def.HTTP.ConsoleIdleTimeout,
 			"a console session whose user made no request for this long is signed out (env LSNODE_CONSOLE_IDLE_TIMEOUT)",
 			"LSNODE_CONSOLE_IDLE_TIMEOUT"),
 	}
@@ -40,5 +40,5 @@ func (e *serveEnv) switchOn(def bool, name string) bool {
 }
 
 func (f *consoleFlags) apply(cfg *node.Config) {
-	cfg.Console, cfg.ConsoleIdleTimeout = *f.on, *f.idle
+	cfg.HTTP.Console, cfg.HTTP.ConsoleIdleTimeout = *f.on, *f.idle
 }

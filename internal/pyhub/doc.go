@@ -12,7 +12,8 @@
 //     values, and where Python's UTF-8 codec cuts an ill-formed sequence.
 //   - pynum: int() and float() of a text, and Python's reading of a JSON
 //     number.
-//   - pytime: the hub's time layouts and datetime.isoformat().
+//   - pytime: the hub's time layouts, datetime.isoformat(), and its
+//     periods in float seconds.
 //   - pyhttp: parse_qsl, urlencode and http.server's error page.
 //   - rules: the hub's validation rules and its error texts, shared by
 //     the MCP tools, the HTTP routes and the store.

@@ -83,6 +83,13 @@ type Config struct {
 	MaxWaitsPerClient int
 	// Readiness holds the default thresholds of /readyz.
 	Readiness ReadyThresholds
+	// Console serves the web console at /ui/ (docs/operations.md
+	// "Console"); the node mounts it (Server.EnableConsole). Default on.
+	Console bool
+	// ConsoleIdleTimeout signs out a console session whose user made no
+	// request for this long. Default DefaultConsoleIdleTimeout (30 min);
+	// it must be positive when Console is on.
+	ConsoleIdleTimeout time.Duration
 }
 
 // DefaultConfig returns the surface's defaults: loopback, the Python
@@ -101,6 +108,8 @@ func DefaultConfig() Config {
 		MaxStreamsPerClient: DefaultStreamsPerClient,
 		MaxWaitsPerClient:   DefaultWaitsPerClient,
 		Readiness:           DefaultReadyThresholds(),
+		Console:             true,
+		ConsoleIdleTimeout:  DefaultConsoleIdleTimeout,
 	}
 }
 
@@ -125,6 +134,8 @@ func (c Config) Validate() error {
 		return errors.New("--max-header-bytes must be at least 4096")
 	case c.MaxStreamsPerClient < 0 || c.MaxWaitsPerClient < 0:
 		return errors.New("--max-streams-per-client and --max-waits-per-client must not be negative")
+	case c.Console && c.ConsoleIdleTimeout <= 0:
+		return errors.New("--console-idle-timeout must be positive")
 	}
 	return nil
 }

@@ -90,8 +90,8 @@ func (e *Estate) payload() pyjson.Object {
 	return obj
 }
 
-// stampOrNull renders t in RFC 3339 with milliseconds, the zero time as
-// null.
+// stampOrNull renders t in RFC 3339 (UTC, milliseconds), the zero time
+// as JSON null: the estate's attempts and /statusz's last writes.
 func stampOrNull(t time.Time) any {
 	if t.IsZero() {
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
@@ -39,8 +38,8 @@ func (s *Server) sizesMembers(ctx context.Context) (pyjson.Object, error) {
 		{Key: "database_bytes", Value: z.DatabaseBytes},
 		{Key: "wal_bytes", Value: z.WALBytes},
 		{Key: "artifact_bytes", Value: z.ArtifactBytes},
-		{Key: "last_write_at", Value: isoOrNull(z.LastCommit)},
-		{Key: "last_local_write_at", Value: isoOrNull(z.LastLocalWrite)},
+		{Key: "last_write_at", Value: stampOrNull(z.LastCommit)},
+		{Key: "last_local_write_at", Value: stampOrNull(z.LastLocalWrite)},
 		{Key: "stream_events", Value: streams},
 	}, nil
 }
@@ -49,12 +48,4 @@ func (s *Server) sizesMembers(ctx context.Context) (pyjson.Object, error) {
 // own origin is pulled back.
 func (s *Server) recovering() bool {
 	return s.cfg.Sizes != nil && s.cfg.Sizes.Recovering()
-}
-
-// isoOrNull is t in RFC 3339 (UTC, milliseconds), or JSON null when zero.
-func isoOrNull(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
-	"github.com/lsnode/lsnode/internal/pyhub/pynum"
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	segjson "github.com/segmentio/encoding/json"
 )
 
@@ -62,7 +61,7 @@ func requestVersion(r *http.Request, params json.RawMessage) string {
 // finds none when that fails. Only params that name _meta, or hold an
 // escape that could spell it, are read: with pyjson's reader when one
 // member's key is _meta, which is then the _meta the SDK decodes (a map
-// of values that decode: beyondFloat64), and as the SDK decodes them
+// of values that decode: pyjson.BeyondFloat64), and as the SDK decodes them
 // otherwise (sdkMetaVersion), since repeated _meta members merge.
 func metaVersion(params json.RawMessage) string {
 	if !bytes.Contains(params, []byte("_meta")) && !bytes.Contains(params, []byte(`\u`)) {
@@ -83,7 +82,7 @@ func metaVersion(params json.RawMessage) string {
 		meta = m.Value
 	}
 	fields, err := jsonText.Members(meta)
-	if err != nil || beyondFloat64(meta) {
+	if err != nil || pyjson.BeyondFloat64(meta) {
 		return ""
 	}
 	v, _ := jsonText.Value(fields.Get(metaProtocolVersion))
@@ -105,32 +104,4 @@ func sdkMetaVersion(params json.RawMessage) string {
 	}
 	v, _ := p.Meta[metaProtocolVersion].(string)
 	return v
-}
-
-// beyondFloat64 reports whether raw, valid JSON, holds a number beyond
-// float64's range (1e400), which encoding/json (and the SDK's decoder)
-// refuses to decode into a value. Only a number with an exponent or of
-// more than 300 digits can be one, so only those are parsed.
-func beyondFloat64(raw []byte) bool {
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString && c == '\\':
-			i++ // the escaped byte
-		case c == '"':
-			inString = !inString
-		case !inString && (c == '-' || (c >= '0' && c <= '9')):
-			n, _ := pynum.NumberLen(raw[i:])
-			n = max(n, 1) // raw is valid JSON: a number starts here
-			number := raw[i : i+n]
-			if bytes.ContainsAny(number, "eE") || n > 300 {
-				if _, err := strconv.ParseFloat(string(number), 64); err != nil {
-					return true
-				}
-			}
-			i += n - 1
-		}
-	}
-	return false
 }

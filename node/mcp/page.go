@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/lsnode/lsnode/internal/jsonstr"
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/store"
 )
@@ -36,7 +37,7 @@ type piece struct {
 }
 
 func newPiece(text []byte) piece {
-	return piece{text: text, quoted: appendJSONChars(nil, text, true), structured: structuredOf(text)}
+	return piece{text: text, quoted: jsonstr.AppendChars(nil, text, true), structured: structuredOf(text)}
 }
 
 func (p piece) size() int { return len(p.text) + len(p.quoted) + len(p.structured) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsnode/lsnode/internal/jsonstr"
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 	"github.com/lsnode/lsnode/node/internal/eventpage"
 	"github.com/lsnode/lsnode/store"
@@ -55,7 +56,7 @@ func TestPageTextIsPyjsons(t *testing.T) {
 			if got, s := res.appendStructured(nil), structuredOf(want); !bytes.Equal(got, s) {
 				t.Fatalf("structured:\n%s\nwant\n%s", got, s)
 			}
-			if got, q := res.appendQuoted([]byte("x")), appendJSONChars([]byte("x"), want, true); !bytes.Equal(got, q) {
+			if got, q := res.appendQuoted([]byte("x")), jsonstr.AppendChars([]byte("x"), want, true); !bytes.Equal(got, q) {
 				t.Fatalf("quoted:\n%s\nwant\n%s", got, q)
 			}
 		}

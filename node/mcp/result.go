@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/lsnode/lsnode/internal/jsonstr"
+
 // toolResult is a tool's answer as every path sends it: the text of its
 // one text content, as the hub writes it (text, or the pieces of a page
 // of events); whether the client's era gets the same object as its
@@ -21,12 +23,12 @@ func (r *toolResult) appendText(dst []byte) []byte {
 }
 
 // appendQuoted appends the text as the characters of a JSON string, as
-// the SDK's frame escapes them (appendJSONChars, HTML escaped).
+// the SDK's frame escapes them (jsonstr.AppendChars, HTML escaped).
 func (r *toolResult) appendQuoted(dst []byte) []byte {
 	if r.page != nil {
 		return r.page.appendQuoted(dst)
 	}
-	return appendJSONChars(dst, r.text, true)
+	return jsonstr.AppendChars(dst, r.text, true)
 }
 
 // appendStructured appends the structured content (structuredOf).

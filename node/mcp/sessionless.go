@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
 )
 
 // The tools/calls of the sessionless protocol (2026-07-28) that the
@@ -40,7 +42,7 @@ type sessionlessClient struct {
 func sessionlessCall(r *http.Request, req rpcRequest) bool {
 	if !onlyKeys(req.params, "name", "arguments", "_meta") ||
 		r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get("Mcp-Name") != req.tool ||
-		beyondFloat64(req.params.Get("arguments")) {
+		pyjson.BeyondFloat64(req.params.Get("arguments")) {
 		return false
 	}
 	raw := req.params.Get("_meta")

@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lsnode/lsnode/hlc"
-	"github.com/lsnode/lsnode/internal/pyhub/pynum"
 	"github.com/lsnode/lsnode/store"
 	lssync "github.com/lsnode/lsnode/sync"
 )
@@ -129,35 +128,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: Parallel must be positive", lssync.ErrInvalidConfig)
 	}
 	return nil
-}
-
-// ParseTimeout reads a MEMPALACE_SYNC_HTTP_TIMEOUT value as the Python
-// hub does: float seconds (pynum.Float); empty or garbage means def.
-// lsnode also refuses values that are not positive (Python would pass
-// them to urllib). The caller reads the variable (cmd/lsnode).
-func ParseTimeout(v string, def time.Duration) time.Duration {
-	f, err := pynum.Float(v)
-	if err != nil || f != f || f <= 0 || f > 1e9 {
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
-}
-
-// ParseInterval reads a MEMPALACE_SYNC_INTERVAL value as the Python hub
-// does: float seconds (pynum.Float); empty or garbage means def; 0 or
-// negative disables the loop (returned as 0). The caller reads the
-// variable (cmd/lsnode).
-func ParseInterval(v string, def time.Duration) time.Duration {
-	f, err := pynum.Float(v)
-	switch {
-	case err != nil || f != f:
-		return def
-	case f <= 0:
-		return 0
-	case f > 1e9:
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
 }
 
 // systemTicker adapts *time.Ticker.

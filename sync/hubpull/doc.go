@@ -24,9 +24,9 @@
 //
 // Config takes plain values. The Python hub's MEMPALACE_SYNC_INTERVAL and
 // MEMPALACE_SYNC_HTTP_TIMEOUT are read by cmd/lsnode, which passes their
-// values through ParseInterval and ParseTimeout (the hub's lenient float
-// seconds, pynum.Float) and on to the node's configuration; nothing here reads the
-// environment.
+// values through pytime.ParseInterval and pytime.ParseTimeout (the hub's
+// lenient float seconds) and on to the node's configuration; nothing here
+// reads the environment.
 //
 // # Guarantees
 //

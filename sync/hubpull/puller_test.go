@@ -414,17 +414,4 @@ func TestConfig_Validate(t *testing.T) {
 	}
 }
 
-// TestParseTimeoutAndInterval: MEMPALACE_SYNC_HTTP_TIMEOUT and
-// MEMPALACE_SYNC_INTERVAL values read as the Python hub reads them
-// (cmd/lsnode reads the variables and passes their values).
-func TestParseTimeoutAndInterval(t *testing.T) {
-	if hubpull.ParseTimeout("2.5", hubpull.DefaultTimeout).Seconds() != 2.5 || hubpull.ParseInterval("0", hubpull.DefaultInterval) != 0 {
-		t.Fatal("values not read")
-	}
-	if hubpull.ParseTimeout("soon", hubpull.DefaultTimeout) != hubpull.DefaultTimeout ||
-		hubpull.ParseInterval("often", hubpull.DefaultInterval) != hubpull.DefaultInterval {
-		t.Fatal("garbage should fall back to the defaults")
-	}
-}
-
 var _ hubpull.Log = (*store.Store)(nil)

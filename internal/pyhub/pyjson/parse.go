@@ -48,6 +48,9 @@ type parser struct {
 	// keepSurrogates decodes a string holding a lone surrogate escape as
 	// Python's json.loads does (decodeKeepingSurrogates).
 	keepSurrogates bool
+	// float64Range refuses a number beyond float64's range with
+	// errBeyondFloat64 (BeyondFloat64).
+	float64Range bool
 }
 
 func (p *parser) fail(what string) error {
@@ -374,6 +377,9 @@ func (p *parser) skipNumber() (float bool, err error) {
 	n, float := pynum.NumberLen(p.data[p.pos:])
 	if n == 0 {
 		return false, p.fail("invalid number")
+	}
+	if p.float64Range && beyondFloat64(p.data[p.pos:p.pos+n]) {
+		return false, errBeyondFloat64
 	}
 	p.pos += n
 	return float, nil

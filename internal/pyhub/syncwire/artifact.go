@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/lsnode/lsnode/internal/pyhub/pyjson"
-	"github.com/lsnode/lsnode/internal/pyhub/pyrepr"
+	"github.com/lsnode/lsnode/internal/pyhub/rules"
 )
 
 // ArtifactAnswer is the answer of GET /sync/artifact: {"artifact":
@@ -16,7 +16,7 @@ func ArtifactAnswer(record any) pyjson.Object {
 // ArtifactNotFound is the body of the 404 for an artifact not held,
 // which names the id as the request sent it (ArtifactRequest.Sent).
 func ArtifactNotFound(sent string) pyjson.Object {
-	return ErrorAnswer("artifact " + pyrepr.String(sent) + " not found")
+	return ErrorAnswer(rules.ArtifactNotFound(sent))
 }
 
 // DecodeArtifact reads a /sync/artifact answer and returns the record's
