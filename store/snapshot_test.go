@@ -128,7 +128,7 @@ func TestSnapshot_UnderWriteLoadHoldsThePrefixAtItsVector(t *testing.T) {
 		}
 	}
 	waitAppends(200)
-	path, info, err := src.Snapshot(ctx)
+	path, info, err := src.Snapshot(ctx, nil)
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
@@ -172,7 +172,7 @@ func TestSnapshot_UnderWriteLoadHoldsThePrefixAtItsVector(t *testing.T) {
 
 func TestSnapshotDataDir_RefusesAFileWithoutTheLog(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := SnapshotDataDir(context.Background(), dir, t.TempDir()); err == nil {
+	if _, _, err := SnapshotDataDir(context.Background(), dir, t.TempDir(), "", nil); err == nil {
 		t.Fatal("snapshot of an empty dir succeeded")
 	}
 	db, err := openFile(filepath.Join(dir, DBFile))
@@ -184,7 +184,7 @@ func TestSnapshotDataDir_RefusesAFileWithoutTheLog(t *testing.T) {
 	}
 	db.Close()
 	tmp := t.TempDir()
-	_, _, err = SnapshotDataDir(context.Background(), dir, tmp)
+	_, _, err = SnapshotDataDir(context.Background(), dir, tmp, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "not an lsnode log") {
 		t.Fatalf("snapshot of a foreign database: %v", err)
 	}
