@@ -65,6 +65,9 @@ func SnapshotDataDir(ctx context.Context, dir, tmpDir, origin string, sign SignF
 // snapshotDB copies the database at src into a new file in dir and signs
 // origin's ops into the copy.
 func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (string, SnapshotInfo, error) {
+	if err := checkSnapshotSpace(src, dir); err != nil { // snapshot_space.go
+		return "", SnapshotInfo{}, err
+	}
 	start := time.Now()
 	f, err := os.CreateTemp(dir, snapshotPrefix+"*.sqlite3")
 	if err != nil {

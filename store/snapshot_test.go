@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -203,4 +204,29 @@ func TestOpen_RemovesStaleSnapshots(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Fatalf("stale snapshot still there: %v", err)
 	}
+}
+
+// TestSnapshot_RefusesWhenTheDiskIsTooSmall: a disk without room for the
+// copy and the margin refuses the snapshot with ErrNoSpace, naming the
+// bytes needed and free, and writes no file; with room, it is taken.
+func TestSnapshot_RefusesWhenTheDiskIsTooSmall(t *testing.T) {
+	s, _ := openTestStore(t)
+	mustAppend(t, s, AppendInput{Type: "note", Stream: "s", Room: "r", FromAgent: "a"})
+	var free uint64
+	freeSpace = func(string) (uint64, bool, error) { return free, true, nil }
+	t.Cleanup(func() { freeSpace = diskFree })
+	free = snapshotMinMargin // less than the log plus the margin
+	_, _, err := s.Snapshot(context.Background(), nil)
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), fmt.Sprintf("and %d are free", free)) || !strings.Contains(err.Error(), "needs ") {
+		t.Fatalf("snapshot on a full disk: %v, want ErrNoSpace naming the bytes", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(s.cfg.Dir, snapshotPrefix+"*")); len(left) != 0 {
+		t.Fatalf("a refused snapshot left %v", left)
+	}
+	free = 1 << 40
+	path, _, err := s.Snapshot(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("snapshot with room: %v", err)
+	}
+	RemoveSnapshot(path)
 }
