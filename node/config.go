@@ -94,7 +94,8 @@ type Config struct {
 	// RecoverMinPeers is how many distinct replication peers a node
 	// restored under its own identity must have synced with, each held
 	// up to its copy of the node's origin, before it takes local writes
-	// again (recovery.go); 0 means 1.
+	// again (recovery.go); 0 (the default) means the number of static
+	// peers (Replication.Peers), at least 1.
 	RecoverMinPeers int
 	// Console serves the web console at /ui/ (docs/operations.md
 	// "Console"). Default on.
@@ -135,7 +136,7 @@ func DefaultConfig() Config {
 		Integrity:   integrity.DefaultConfig(),
 		Version:     "dev",
 
-		RecoverMinPeers:    1,
+		RecoverMinPeers:    0,
 		Console:            true,
 		ConsoleIdleTimeout: httpapi.DefaultConsoleIdleTimeout,
 	}
