@@ -114,6 +114,19 @@ func startWriter(p *lsnodeProc, agent string) *bkWriter {
 	return w
 }
 
+// waitMore waits until the writer has n more acknowledged ids than now.
+func (w *bkWriter) waitMore(t *testing.T, n int) {
+	t.Helper()
+	want := w.acked() + n
+	testwait.Until(t, rpConvergeLimit, fmt.Sprintf("%d more acknowledged writes", n), func() bool { return w.acked() >= want })
+}
+
+func (w *bkWriter) acked() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.ids)
+}
+
 // Stop ends the writer and returns its ids; a failed append fails the
 // test.
 func (w *bkWriter) Stop(t *testing.T) []string {
@@ -147,7 +160,8 @@ func TestBackup_OldBackupRestoredJoinsWithoutConflict(t *testing.T) {
 	if code, out, errOut := b.CLI("backup", "--out", file); code != 0 {
 		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
 	}
-	time.Sleep(300 * time.Millisecond) // writes go on after the backup
+	wa.waitMore(t, 20) // writes go on after the backup
+	wb.waitMore(t, 20)
 	ids = append(append(ids, wa.Stop(t)...), wb.Stop(t)...)
 	after := rpMustAppend(t, b, "b-after", 10) // the backup lacks these
 	ids = append(ids, after...)
@@ -187,6 +201,53 @@ func TestBackup_OldBackupRestoredJoinsWithoutConflict(t *testing.T) {
 	}
 	bkNoQuarantine(t, live...)
 	t.Logf("restored an old backup of %s as %s: %d acknowledged ops on every node, no quarantined item", oldB, newB, len(ids))
+}
+
+// TestBackup_RestoredNodeRelaysItsOldOriginSigned: A writes and is
+// backed up, then A is gone. Its backup is restored under a new identity
+// (the key is dropped) and started as R, the only holder of A's ops. A
+// node that refuses unsigned origins, peering only R, takes every one of
+// A's ops: the backup carries their signatures, and R announces A's key
+// with them. Then a second backup of R, taken by R, seeds a node that
+// refuses unsigned origins too: it takes R's own ops and A's.
+func TestBackup_RestoredNodeRelaysItsOldOriginSigned(t *testing.T) {
+	lsnodeBin(t)
+	a := startLsnode(t, nodeOptions{Args: []string{"--cluster-id", rpCluster, "--name", "a", "--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t))}})
+	ids := rpMustAppend(t, a, "a", 12)
+	oldA := rpReplicaID(t, a)
+	file := filepath.Join(t.TempDir(), "a.lsbackup")
+	if code, out, errOut := a.CLI("backup", "--out", file); code != 0 {
+		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
+	}
+	a.Kill()
+
+	restored := filepath.Join(t.TempDir(), "r")
+	if code, out, errOut := runCLI(t, nil, "restore", file, "--data", restored); code != 0 {
+		t.Fatalf("restore: exit %d\n%s%s", code, out, errOut)
+	}
+	grpcR := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	r := startLsnode(t, nodeOptions{DataDir: restored, Args: []string{"--cluster-id", rpCluster, "--name", "r", "--grpc", grpcR}})
+	ids = append(ids, rpMustAppend(t, r, "r", 5)...)
+	j := startLsnode(t, nodeOptions{Args: []string{"--cluster-id", rpCluster, "--name", "j", "--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"--peer", grpcR, "--unsigned-origins", "refuse"}})
+	rpConverged(t, rpConvergeLimit, ids, r, j)
+	if vv, _ := rpVector(j); vv[oldA] != 12 {
+		t.Fatalf("vector %v: want all 12 of %s's ops", vv, oldA)
+	}
+
+	seeded := filepath.Join(t.TempDir(), "s")
+	if code, out, errOut := runCLI(t, nil, "restore", "--from", r.URL, "--data", seeded); code != 0 {
+		t.Fatalf("restore --from: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	grpcS := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	s := startLsnode(t, nodeOptions{DataDir: seeded, Args: []string{"--cluster-id", rpCluster, "--name", "s", "--grpc", grpcS}})
+	k := startLsnode(t, nodeOptions{Args: []string{"--cluster-id", rpCluster, "--name", "k", "--grpc", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"--peer", grpcS, "--unsigned-origins", "refuse"}})
+	rpConverged(t, rpConvergeLimit, ids, s, k)
+	bkNoQuarantine(t, j, s, k)
 }
 
 // TestBackup_KeepIdentityWaitsForItsOrigin: B is restored from an old

@@ -80,20 +80,27 @@ func TestDataDir_KilledHolderDoesNotBlockRestart(t *testing.T) {
 	rpConverged(t, startTimeout, append(ids, rpMustAppend(t, p, "agent-a", 1)...), p)
 }
 
+// TestDataDir_BadPortTouchesNothing: a port out of range, and a port
+// another process holds (found only once the store is open), each leave a
+// new dir absent and an existing empty dir empty.
 func TestDataDir_BadPortTouchesNothing(t *testing.T) {
 	lsnodeBin(t)
-	fresh := filepath.Join(t.TempDir(), "new")
-	existing := t.TempDir()
-	for _, dir := range []string{fresh, existing} {
-		code, _, stderr := runCLI(t, nil, "serve", "--data", dir, "--http", "127.0.0.1:99999")
-		if code == 0 || !strings.Contains(stderr, "99999") {
-			t.Errorf("serve --http 127.0.0.1:99999: exit %d, stderr %q; want a failure naming the port", code, stderr)
+	holder := startLsnode(t, nodeOptions{})
+	held := strings.TrimPrefix(holder.URL, "http://")
+	for _, c := range []struct{ addr, want string }{{"127.0.0.1:99999", "99999"}, {held, "address already in use"}} {
+		fresh := filepath.Join(t.TempDir(), "new")
+		existing := t.TempDir()
+		for _, dir := range []string{fresh, existing} {
+			code, _, stderr := runCLI(t, nil, "serve", "--data", dir, "--http", c.addr)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("serve --http %s: exit %d, stderr %q; want a failure naming %q", c.addr, code, stderr, c.want)
+			}
 		}
-	}
-	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
-		t.Errorf("the refused serve created %s (stat: %v)", fresh, err)
-	}
-	if names, err := os.ReadDir(existing); err != nil || len(names) != 0 {
-		t.Errorf("the refused serve left %v in %s (%v)", names, existing, err)
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Errorf("the failed serve on %s created %s (stat: %v)", c.addr, fresh, err)
+		}
+		if names, err := os.ReadDir(existing); err != nil || len(names) != 0 {
+			t.Errorf("the failed serve on %s left %v in %s (%v)", c.addr, names, existing, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +11,16 @@ import (
 	"github.com/lsnode/lsnode/internal/backupfile"
 	"github.com/lsnode/lsnode/node/httpapi"
 	"github.com/lsnode/lsnode/store"
+	"github.com/lsnode/lsnode/sync/integrity"
 	"github.com/lsnode/lsnode/sync/opsig"
 )
 
 // Backups (docs/operations.md, "Backups"): a consistent snapshot of the
 // log (store.Snapshot), written in the format of internal/backupfile with
-// the node's identity, and the signing key unless left out.
+// the node's identity, and the signing key unless left out. The snapshot
+// carries a stored signature for every op of the node's own origin
+// (store.SignFunc), so a node restored or seeded from it relays them
+// signed although it has no key of that origin.
 
 // BackupFile is one backup ready to be written: WriteTo streams it
 // (Size bytes), Close removes its snapshot.
@@ -55,8 +60,12 @@ func BackupDataDir(ctx context.Context, dir string, withKey bool, version string
 	if err != nil {
 		return nil, err
 	}
+	sign, err := dirSigner(dir)
+	if err != nil {
+		return nil, err
+	}
 	at := time.Now()
-	path, info, err := store.SnapshotDataDir(ctx, dir, dir)
+	path, info, err := store.SnapshotDataDir(ctx, dir, dir, replica, sign)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +78,25 @@ type nodeBackups struct{ n *Node }
 
 func (b nodeBackups) Backup(ctx context.Context, withKey bool) (httpapi.BackupFile, error) {
 	at := b.n.wall.Now()
-	path, info, err := b.n.store.Snapshot(ctx)
+	path, info, err := b.n.store.Snapshot(ctx, b.n.integrity.SignCopy)
 	if err != nil {
 		return nil, err
 	}
-	b.n.log.Info("backup snapshot taken", "events", info.Events, "bytes", info.Bytes, "took", info.Took, "with_key", withKey)
+	b.n.log.Info("backup snapshot taken", "events", info.Events, "bytes", info.Bytes, "took", info.Took,
+		"own_ops_signed", info.Signed, "signing_took", info.SignTook, "with_key", withKey)
 	return newBackupFile(path, info, b.n.cfg.DataDir, b.n.store.ReplicaID(), withKey, b.n.cfg.Version, at)
+}
+
+// dirSigner signs the own ops of a stopped node's snapshot under its
+// node.key; a dir without one (its node never signed) gets none.
+func dirSigner(dir string) (store.SignFunc, error) {
+	path := filepath.Join(dir, opsig.KeyFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	key, _, err := opsig.LoadOrMintKey(path) // present: read, never minted
+	if err != nil {
+		return nil, err
+	}
+	return func(ops []store.Op, digests map[string]string) { integrity.SignCopy(key, ops, digests) }, nil
 }

@@ -51,7 +51,8 @@ type Config struct {
 	// RecoverMinPeers is how many distinct replication peers a node
 	// restored under its own identity must have synced with, each held
 	// up to its copy of the node's origin, before it takes local writes
-	// again (recovery.go); 0 means 1. It is node-wide: own-origin
+	// again (recovery.go); 0 (the default) means the number of static
+	// peers (Replication.Peers), at least 1. It is node-wide: own-origin
 	// recovery is the node's, which reads replication's peers and ends
 	// the store's recovery, not a part's.
 	RecoverMinPeers int
@@ -118,18 +119,17 @@ func DefaultConfig() Config {
 	gossip := membership.DefaultConfig("")
 	gossip.BindAddr = "" // no gossip unless asked for
 	return Config{
-		DataDir:         DefaultDataDir,
-		ClusterID:       DefaultClusterID,
-		RecoverMinPeers: 1,
-		Store:           store.DefaultConfig(),
-		HTTP:            httpapi.DefaultConfig(),
-		MCP:             mcp.DefaultConfig(),
-		Auth:            auth.DefaultConfig(),
-		Replication:     grpcpeer.DefaultConfig(""),
-		Membership:      gossip,
-		HubPull:         hubpull.DefaultConfig(""),
-		Integrity:       integrity.DefaultConfig(),
-		Version:         "dev",
+		DataDir:     DefaultDataDir,
+		ClusterID:   DefaultClusterID,
+		Store:       store.DefaultConfig(),
+		HTTP:        httpapi.DefaultConfig(),
+		MCP:         mcp.DefaultConfig(),
+		Auth:        auth.DefaultConfig(),
+		Replication: grpcpeer.DefaultConfig(""),
+		Membership:  gossip,
+		HubPull:     hubpull.DefaultConfig(""),
+		Integrity:   integrity.DefaultConfig(),
+		Version:     "dev",
 	}
 }
 

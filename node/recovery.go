@@ -31,7 +31,7 @@ func (n *Node) startRecovery() {
 		return
 	}
 	n.log.Warn("restored under its own replica id: local writes are refused until every reachable peer's copy of this origin is held",
-		"replica", self, "held", n.store.VersionVector()[self], "min_peers", max(n.cfg.RecoverMinPeers, 1))
+		"replica", self, "held", n.store.VersionVector()[self], "min_peers", n.recoverMinPeers())
 	n.goFunc(func() { n.watchRecovery(n.run) })
 }
 
@@ -46,7 +46,7 @@ func (n *Node) watchRecovery(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		ok, why := ownOriginRecovered(self, n.store.VersionVector()[self], n.cluster.rep.Peers(), n.cfg.RecoverMinPeers)
+		ok, why := ownOriginRecovered(self, n.store.VersionVector()[self], n.cluster.rep.Peers(), n.recoverMinPeers())
 		if !ok {
 			if why != last {
 				n.log.Info("recovering own origin", "replica", self, "waiting_for", why)
@@ -63,13 +63,19 @@ func (n *Node) watchRecovery(ctx context.Context) {
 }
 
 // ownOriginRecovered decides whether a node holding its own origin self
-// up to held may number new ops: every peer with a session up has
-// finished a round or pull with it (so its vector is known) and holds no
-// more of self, and at least minPeers distinct peers (1 when less) did.
-// A peer that is not reachable now is not asked; docs/operations.md says
-// what that leaves to the operator. It returns what it waits for when
-// not.
+// up to held may number new ops: no peer is known to hold more of self,
+// whatever the state of its session now (its last known vector counts: a
+// session that dropped, now in backoff, says what that peer held), every
+// peer with a session up has finished a round or pull with it (so its
+// vector is known), and at least minPeers distinct peers (1 when less)
+// did. A peer never heard from is not asked; docs/operations.md says what
+// that leaves to the operator. It returns what it waits for when not.
 func ownOriginRecovered(self string, held int64, peers []grpcpeer.PeerStatus, minPeers int) (bool, string) {
+	for _, p := range peers {
+		if has := p.PeerHas[self]; p.ReplicaID != "" && has > held {
+			return false, fmt.Sprintf("ops %d-%d of this origin from peer %s (%s)", held+1, has, p.ReplicaID, p.State)
+		}
+	}
 	synced := map[string]bool{}
 	for _, p := range peers {
 		if p.ReplicaID == "" || (p.State != grpcpeer.StateSyncing && p.State != grpcpeer.StateFollowing) {
@@ -78,13 +84,19 @@ func ownOriginRecovered(self string, held int64, peers []grpcpeer.PeerStatus, mi
 		if p.LastSync.IsZero() {
 			return false, fmt.Sprintf("peer %s to finish a first round", p.ReplicaID)
 		}
-		if has := p.PeerHas[self]; has > held {
-			return false, fmt.Sprintf("ops %d-%d of this origin from peer %s", held+1, has, p.ReplicaID)
-		}
 		synced[p.ReplicaID] = true
 	}
 	if want := max(minPeers, 1); len(synced) < want {
 		return false, fmt.Sprintf("%d synced peer(s), %d so far", want, len(synced))
 	}
 	return true, ""
+}
+
+// recoverMinPeers is how many peers a recovering node waits for:
+// RecoverMinPeers, or when 0 the number of static peers (at least 1).
+func (n *Node) recoverMinPeers() int {
+	if n.cfg.RecoverMinPeers > 0 {
+		return n.cfg.RecoverMinPeers
+	}
+	return max(len(n.cfg.Replication.Peers), 1)
 }

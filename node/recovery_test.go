@@ -22,7 +22,9 @@ func TestOwnOriginRecovered(t *testing.T) {
 		why      string
 	}{
 		{"no peer", nil, 0, false, "1 synced peer(s), 0 so far"},
-		{"only a peer not reachable", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateBackoff, synced, 9)}, 0, false, "0 so far"},
+		{"only a peer not reachable", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateBackoff, synced, 7)}, 0, false, "0 so far"},
+		{"a peer not reachable last held more", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateBackoff, synced, 9), peer("rep_c", grpcpeer.StateFollowing, synced, 7)}, 0, false, "ops 8-9 of this origin from peer rep_b (backoff)"},
+		{"a peer before its first round holds more", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateSyncing, time.Time{}, 9), peer("rep_c", grpcpeer.StateFollowing, synced, 7)}, 0, false, "ops 8-9"},
 		{"a peer before its first round", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateSyncing, time.Time{}, 0)}, 0, false, "first round"},
 		{"a peer holds more", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateFollowing, synced, 7), peer("rep_c", grpcpeer.StateFollowing, synced, 9)}, 0, false, "ops 8-9 of this origin from peer rep_c"},
 		{"held what every peer holds", []grpcpeer.PeerStatus{peer("rep_b", grpcpeer.StateFollowing, synced, 7), peer("rep_c", grpcpeer.StateSyncing, synced, 5)}, 0, true, ""},

@@ -23,7 +23,7 @@ func TestRecovery_OwnOriginPulledBackBeforeWrites(t *testing.T) {
 	for range 3 {
 		mustAppend(t, a, AppendInput{Type: "note", Stream: "s", Room: "r", FromAgent: "a"})
 	}
-	path, info, err := a.Snapshot(ctx)
+	path, info, err := a.Snapshot(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

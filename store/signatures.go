@@ -160,6 +160,10 @@ VALUES (?, ?, ?, ?) ON CONFLICT (origin_replica) DO NOTHING`, origin, key, learn
 // ArtifactDigests returns the sha256 of each held artifact among ids
 // (absent ids are left out).
 func (s *Store) ArtifactDigests(ctx context.Context, ids []string) (map[string]string, error) {
+	return artifactDigests(ctx, s.readDB, ids)
+}
+
+func artifactDigests(ctx context.Context, q querier, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
@@ -167,7 +171,7 @@ func (s *Store) ArtifactDigests(ctx context.Context, ids []string) (map[string]s
 		for i, id := range chunk {
 			args[i] = id
 		}
-		rows, err := s.readDB.QueryContext(ctx, `SELECT id, sha256 FROM artifacts WHERE id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		rows, err := q.QueryContext(ctx, `SELECT id, sha256 FROM artifacts WHERE id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read artifact digests: %w", err)
 		}

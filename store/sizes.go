@@ -25,8 +25,10 @@ type Sizes struct {
 	// StreamEvents counts the events held per stream.
 	StreamEvents map[string]int64
 	// LastCommit is when this process last committed an op, local or
-	// replicated; zero before its first. The database file's mtime says
-	// nothing of this: in WAL mode commits go to the -wal file.
+	// replicated; until its first, the HLC time of the newest op held
+	// (seeded at open, so a restarted idle node still says when its log
+	// last changed); zero for an empty log. The database file's mtime
+	// says nothing of this: in WAL mode commits go to the -wal file.
 	LastCommit time.Time
 	// LastLocalWrite is the HLC time of the newest op of this node's own
 	// origin held; zero when it has written none.
@@ -43,7 +45,8 @@ type logSizes struct {
 }
 
 // loadLogSizes counts the events per stream (one pass over the stream
-// index) and finds the newest own op, at open, before the writer runs.
+// index) and finds the newest op and the newest own op, at open, before
+// the writer runs.
 func loadLogSizes(ctx context.Context, db *sql.DB, replica string) (*logSizes, error) {
 	z := &logSizes{streams: map[string]int64{}}
 	rows, err := db.QueryContext(ctx, `SELECT stream, count(*) FROM events GROUP BY stream`)
@@ -69,6 +72,13 @@ func loadLogSizes(ctx context.Context, db *sql.DB, replica string) (*logSizes, e
 	}
 	if ts, err := hlc.Parse(own.String); own.Valid && err == nil {
 		z.lastLocal = time.UnixMilli(ts.WallMS).UTC()
+	}
+	var newest sql.NullString // stamps sort as text (hlc.Timestamp.String)
+	if err := db.QueryRowContext(ctx, `SELECT max(hlc) FROM events`).Scan(&newest); err != nil {
+		return nil, fmt.Errorf("read newest op: %w", err)
+	}
+	if ts, err := hlc.Parse(newest.String); newest.Valid && err == nil {
+		z.lastCommit = time.UnixMilli(ts.WallMS).UTC()
 	}
 	return z, nil
 }
@@ -131,7 +141,7 @@ var (
 	walBytesDesc      = prometheus.NewDesc("lsnode_store_wal_bytes", "Size of the log's write-ahead log (logstream.sqlite3-wal); it stays large while a long read (a backup) holds back checkpoints.", nil, nil)
 	artifactBytesDesc = prometheus.NewDesc("lsnode_store_artifact_bytes", "Bytes of artifact content held (sum of size_bytes).", nil, nil)
 	streamEventsDesc  = prometheus.NewDesc("lsnode_store_stream_events", "Events held per stream.", []string{"stream"}, nil)
-	lastCommitDesc    = prometheus.NewDesc("lsnode_store_last_commit_timestamp_seconds", "Unix time of this process's latest commit of an op, local or replicated; 0 before its first.", nil, nil)
+	lastCommitDesc    = prometheus.NewDesc("lsnode_store_last_commit_timestamp_seconds", "Unix time of the latest commit of an op, local or replicated; before this process's first, the HLC time of the newest op held; 0 for an empty log.", nil, nil)
 	lastLocalDesc     = prometheus.NewDesc("lsnode_store_last_local_write_timestamp_seconds", "Unix time (HLC) of the newest op of this node's own origin; 0 when it has written none.", nil, nil)
 )
 

@@ -31,7 +31,11 @@ type SnapshotInfo struct {
 	Events        int64 // events held (the newest local seq)
 	Artifacts     int64
 	Bytes         int64         // size of the snapshot file
-	Took          time.Duration // time to copy
+	Took          time.Duration // time to copy (and sign)
+	// Signed is the number of the node's own ops signed into the copy
+	// (snapshot_sign.go), in SignTook.
+	Signed   int64
+	SignTook time.Duration
 }
 
 // snapshotPrefix starts the name of a snapshot being made in a data dir;
@@ -40,23 +44,30 @@ const snapshotPrefix = ".lsnode-snapshot-"
 
 // Snapshot writes a consistent copy of the log to a new file in the data
 // dir and returns its path and what it holds; the caller removes the
-// file. Writes go on meanwhile.
-func (s *Store) Snapshot(ctx context.Context) (string, SnapshotInfo, error) {
-	return snapshotDB(ctx, filepath.Join(s.cfg.Dir, DBFile), s.cfg.Dir)
+// file. Writes go on meanwhile. sign, when set, signs into the copy the
+// store's own ops that carry no stored signature (snapshot_sign.go); the
+// live database is never written.
+func (s *Store) Snapshot(ctx context.Context, sign SignFunc) (string, SnapshotInfo, error) {
+	return snapshotDB(ctx, filepath.Join(s.cfg.Dir, DBFile), s.cfg.Dir, s.ReplicaID(), sign)
 }
 
 // SnapshotDataDir is Snapshot for the data dir of a stopped node, whose
-// lock the caller holds: the copy goes to a new file in tmpDir.
-func SnapshotDataDir(ctx context.Context, dir, tmpDir string) (string, SnapshotInfo, error) {
+// lock the caller holds: the copy goes to a new file in tmpDir, and sign,
+// when set, signs the ops of origin (the dir's replica id) into it.
+func SnapshotDataDir(ctx context.Context, dir, tmpDir, origin string, sign SignFunc) (string, SnapshotInfo, error) {
 	src := filepath.Join(dir, DBFile)
 	if _, err := os.Stat(src); err != nil {
 		return "", SnapshotInfo{}, fmt.Errorf("no log in %s: %w", dir, err)
 	}
-	return snapshotDB(ctx, src, tmpDir)
+	return snapshotDB(ctx, src, tmpDir, origin, sign)
 }
 
-// snapshotDB copies the database at src into a new file in dir.
-func snapshotDB(ctx context.Context, src, dir string) (string, SnapshotInfo, error) {
+// snapshotDB copies the database at src into a new file in dir and signs
+// origin's ops into the copy.
+func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (string, SnapshotInfo, error) {
+	if err := checkSnapshotSpace(src, dir); err != nil { // snapshot_space.go
+		return "", SnapshotInfo{}, err
+	}
 	start := time.Now()
 	f, err := os.CreateTemp(dir, snapshotPrefix+"*.sqlite3")
 	if err != nil {
@@ -71,7 +82,7 @@ func snapshotDB(ctx context.Context, src, dir string) (string, SnapshotInfo, err
 	if err := backupInto(ctx, src, dst); err != nil {
 		return fail(err)
 	}
-	info, err := describeSnapshot(ctx, dst)
+	info, err := describeSnapshot(ctx, dst, origin, sign)
 	if err != nil {
 		return fail(err)
 	}
@@ -116,14 +127,25 @@ func backupInto(ctx context.Context, src, dst string) error {
 	})
 }
 
-// describeSnapshot reads what the snapshot at path holds. Closing its
-// only connection folds its WAL back into the file, which is then whole.
-func describeSnapshot(ctx context.Context, path string) (SnapshotInfo, error) {
+// describeSnapshot signs origin's ops into the snapshot at path (when
+// sign is set) and reads what it holds. Closing its only connection folds
+// its WAL back into the file, which is then whole.
+func describeSnapshot(ctx context.Context, path, origin string, sign SignFunc) (SnapshotInfo, error) {
 	db, err := openFile(path)
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
-	info, err := describeDB(ctx, db)
+	var info SnapshotInfo
+	var signed int64
+	start := time.Now()
+	if err = checkLog(ctx, db); err == nil {
+		signed, err = signOwnOps(ctx, db, origin, sign)
+	}
+	took := time.Since(start)
+	if err == nil {
+		info, err = describeDB(ctx, db)
+		info.Signed, info.SignTook = signed, took
+	}
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close snapshot: %w", cerr)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -128,7 +129,7 @@ func TestSnapshot_UnderWriteLoadHoldsThePrefixAtItsVector(t *testing.T) {
 		}
 	}
 	waitAppends(200)
-	path, info, err := src.Snapshot(ctx)
+	path, info, err := src.Snapshot(ctx, nil)
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
@@ -172,7 +173,7 @@ func TestSnapshot_UnderWriteLoadHoldsThePrefixAtItsVector(t *testing.T) {
 
 func TestSnapshotDataDir_RefusesAFileWithoutTheLog(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := SnapshotDataDir(context.Background(), dir, t.TempDir()); err == nil {
+	if _, _, err := SnapshotDataDir(context.Background(), dir, t.TempDir(), "", nil); err == nil {
 		t.Fatal("snapshot of an empty dir succeeded")
 	}
 	db, err := openFile(filepath.Join(dir, DBFile))
@@ -184,7 +185,7 @@ func TestSnapshotDataDir_RefusesAFileWithoutTheLog(t *testing.T) {
 	}
 	db.Close()
 	tmp := t.TempDir()
-	_, _, err = SnapshotDataDir(context.Background(), dir, tmp)
+	_, _, err = SnapshotDataDir(context.Background(), dir, tmp, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "not an lsnode log") {
 		t.Fatalf("snapshot of a foreign database: %v", err)
 	}
@@ -203,4 +204,29 @@ func TestOpen_RemovesStaleSnapshots(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Fatalf("stale snapshot still there: %v", err)
 	}
+}
+
+// TestSnapshot_RefusesWhenTheDiskIsTooSmall: a disk without room for the
+// copy and the margin refuses the snapshot with ErrNoSpace, naming the
+// bytes needed and free, and writes no file; with room, it is taken.
+func TestSnapshot_RefusesWhenTheDiskIsTooSmall(t *testing.T) {
+	s, _ := openTestStore(t)
+	mustAppend(t, s, AppendInput{Type: "note", Stream: "s", Room: "r", FromAgent: "a"})
+	var free uint64
+	freeSpace = func(string) (uint64, bool, error) { return free, true, nil }
+	t.Cleanup(func() { freeSpace = diskFree })
+	free = snapshotMinMargin // less than the log plus the margin
+	_, _, err := s.Snapshot(context.Background(), nil)
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), fmt.Sprintf("and %d are free", free)) || !strings.Contains(err.Error(), "needs ") {
+		t.Fatalf("snapshot on a full disk: %v, want ErrNoSpace naming the bytes", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(s.cfg.Dir, snapshotPrefix+"*")); len(left) != 0 {
+		t.Fatalf("a refused snapshot left %v", left)
+	}
+	free = 1 << 40
+	path, _, err := s.Snapshot(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("snapshot with room: %v", err)
+	}
+	RemoveSnapshot(path)
 }

@@ -111,7 +111,7 @@ func backupDataDir(ctx context.Context, dir string, withKey bool, w io.Writer) (
 	if err != nil {
 		return backupfile.Manifest{}, 0, err
 	}
-	defer lock.Release()
+	defer lock.Undo() // a backup adds nothing to the dir, the lock file included
 	b, err := node.BackupDataDir(ctx, dir, withKey, version)
 	if err != nil {
 		return backupfile.Manifest{}, 0, err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,8 @@ import (
 
 // runRestore restores a backup FILE, or seeds a new node from a running
 // node's snapshot (--from URL), into a new or empty data dir, whose lock
-// it holds meanwhile. A dir it created is removed again when it fails.
+// it holds meanwhile. A failed restore leaves the dir as it was: a dir it
+// created is removed, and the lock file goes with the rest.
 func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("restore", stdout, stderr)
 	cf := addClientFlagsAt(fs.FlagSet, "from", "",
@@ -43,21 +43,17 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		source = fs.Arg(0)
 		open = func() (io.ReadCloser, error) { return os.Open(source) }
 	}
-	_, statErr := os.Stat(*data)
-	created := errors.Is(statErr, os.ErrNotExist)
 	lock, err := datadir.Acquire(*data)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	rep, n, err := restoreFrom(ctx, open, lock.Dir(), *keep)
-	lock.Release()
 	if err != nil {
-		if created {
-			_ = os.RemoveAll(lock.Dir())
-		}
+		_ = lock.Undo() // the dir as it was: removed if created, the lock file gone if new
 		return err
 	}
+	lock.Release()
 	if *cf.asJSON {
 		return json.NewEncoder(stdout).Encode(map[string]any{"dir": lock.Dir(), "from": source, "report": rep, "bytes": n,
 			"seconds": time.Since(start).Seconds()})

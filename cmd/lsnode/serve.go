@@ -241,15 +241,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// Every flag and file is checked by now; the lock comes before
-	// anything else in the data dir is created or opened.
+	// anything else in the data dir is created or opened. A start that
+	// fails (a port in use, found once the store is open) takes back what
+	// it created in a dir that held nothing.
 	lock, err := datadir.Acquire(cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
 	if err := n.Start(ctx); err != nil {
-		return err
+		return errors.Join(err, lock.Undo())
 	}
+	defer lock.Release()
 	if err := lock.SetHTTP(n.URL()); err != nil {
 		logger.Warn("could not record the HTTP address in the data dir lock", "err", err)
 	}

@@ -55,7 +55,7 @@ func addClusterFlags(e *serveEnv) *clusterFlags {
 		rejoinInterval: e.Duration("rejoin-interval", 0,
 			"how often gossip joins again known peers that are not alive, so a long partition heals by itself; 0 means 30s (env LSNODE_REJOIN_INTERVAL)", "LSNODE_REJOIN_INTERVAL"),
 		recoverMinPeers: e.Int("recover-min-peers", def.RecoverMinPeers,
-			"a node restored with --keep-identity takes local writes again once this many peers have synced with it and it holds their copies of its origin (env LSNODE_RECOVER_MIN_PEERS)",
+			"a node restored with --keep-identity takes local writes again once this many peers have synced with it and it holds their copies of its origin; 0 means the number of --peer addresses, at least 1 (env LSNODE_RECOVER_MIN_PEERS)",
 			"LSNODE_RECOVER_MIN_PEERS"),
 		peers: e.peers(),
 	}

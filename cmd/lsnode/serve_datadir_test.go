@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,6 +74,32 @@ func TestServe_BadFlagsLeaveTheDataDirUntouched(t *testing.T) {
 			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("the refused serve created its data dir (stat: %v)", err)
+			}
+		})
+	}
+	// A port that is valid but in use is found only once the store is
+	// open: the failed start takes back what it created.
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	for _, flag := range []string{"--http", "--grpc"} {
+		t.Run(flag+" port in use", func(t *testing.T) {
+			args := []string{"--http", "127.0.0.1:0", flag, held.Addr().String()}
+			dir := filepath.Join(t.TempDir(), "new")
+			if code, stderr := runServeIn(t, dir, args...); code == exitOK || !strings.Contains(stderr, "address already in use") {
+				t.Fatalf("serve on a port in use: exit %d, %s", code, stderr)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("the failed serve left its new data dir (stat: %v)", err)
+			}
+			existing := t.TempDir()
+			if code, stderr := runServeIn(t, existing, args...); code == exitOK {
+				t.Fatalf("serve on a port in use: %s", stderr)
+			}
+			if names, err := os.ReadDir(existing); err != nil || len(names) != 0 {
+				t.Errorf("the failed serve left %v in an empty data dir (%v)", names, err)
 			}
 		})
 	}

@@ -27,7 +27,7 @@ func (z logSizes) rows(recovering bool) [][2]string {
 	rows := [][2]string{
 		{"database", fmt.Sprintf("%.1f MiB, WAL %.1f MiB, artifacts %.1f MiB",
 			mib(*z.DatabaseBytes), mib(z.WALBytes), mib(z.ArtifactBytes))},
-		{"last write", orNever(z.LastWriteAt, "none since start")},
+		{"last write", orNever(z.LastWriteAt, "never")},
 		{"last local write", orNever(z.LastLocalAt, "never")},
 	}
 	if recovering {

@@ -51,6 +51,8 @@ type Lock struct {
 	dir    string
 	f      *os.File
 	holder Holder
+	// before is what the dir was when Acquire took it (Undo).
+	before prior
 }
 
 // Acquire creates dir (0700) when it is missing, locks it and records
@@ -62,6 +64,7 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data dir %s: %w", dir, err)
 	}
+	before := priorOf(abs)
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w", abs, err)
 	}
@@ -77,7 +80,7 @@ func Acquire(dir string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	l := &Lock{dir: abs, f: f, holder: Holder{PID: os.Getpid()}}
+	l := &Lock{dir: abs, f: f, holder: Holder{PID: os.Getpid()}, before: before}
 	if err := l.write(); err != nil {
 		f.Close() // closing the only descriptor releases the lock
 		return nil, err

@@ -26,6 +26,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusBadRequest, err.Error()
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, err.Error()
+	case errors.Is(err, store.ErrNoSpace):
+		return http.StatusInsufficientStorage, err.Error()
 	case errors.Is(err, store.ErrClosed), errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable, "lsnode is shutting down"
 	case errors.Is(err, context.DeadlineExceeded):

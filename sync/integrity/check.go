@@ -171,7 +171,7 @@ func (in *Integrity) SignAll(pending []*pb.Op, digests map[string]string) {
 			w.Signature = sig
 			return
 		}
-		sig, err := opsig.Sign(in.key, lssync.OpFromWire(w).Event, digests)
+		sig, err := signWire(in.key, w, digests)
 		if err != nil {
 			in.logger.Warn("serving an own op unsigned", "id", w.GetId(), "origin_seq", w.GetOriginSeq(), "err", err)
 			return
@@ -180,4 +180,10 @@ func (in *Integrity) SignAll(pending []*pb.Op, digests map[string]string) {
 		in.own.put(w.GetOriginSeq(), sig)
 		in.m.signedOne()
 	})
+}
+
+// signWire is what SignAll signs for a wire op: the op as a receiver
+// reads it.
+func signWire(key ed25519.PrivateKey, w *pb.Op, digests map[string]string) ([]byte, error) {
+	return opsig.Sign(key, lssync.OpFromWire(w).Event, digests)
 }

@@ -51,8 +51,11 @@ func (in *Integrity) Preverify(b *pb.Batch, held map[string]int64) []ed25519.Pub
 
 // parallel runs fn(0..n-1) on up to in.workers goroutines, each owning a
 // contiguous share, joined before it returns.
-func (in *Integrity) parallel(n int, fn func(int)) {
-	workers := min(in.workers, (n+verifyChunk-1)/verifyChunk)
+func (in *Integrity) parallel(n int, fn func(int)) { parallel(in.workers, n, fn) }
+
+// parallel runs fn(0..n-1) on up to workers goroutines.
+func parallel(workers, n int, fn func(int)) {
+	workers = min(workers, (n+verifyChunk-1)/verifyChunk)
 	if workers <= 1 {
 		for j := range n {
 			fn(j)
