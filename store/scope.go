@@ -122,22 +122,7 @@ func (sc *ReadScope) condition(prefix string) (string, []any) {
 		parts = append(parts, prefix+"rowid IN ("+strings.Join(subs, " UNION ALL ")+")")
 		args = append(args, subArgs...)
 	}
-	var streams []any
-	for _, p := range sc.Streams {
-		if IsPattern(p) {
-			parts, args = append(parts, matchFunc+"(?, "+prefix+"stream)"), append(args, p)
-		} else {
-			streams = append(streams, p)
-		}
-	}
-	if len(streams) > 0 {
-		parts = append(parts, prefix+"stream IN (?"+strings.Repeat(", ?", len(streams)-1)+")")
-		args = append(args, streams...)
-	}
-	if len(parts) == 0 {
-		return "0", nil
-	}
-	return "(" + strings.Join(parts, " OR ") + ")", args
+	return sc.withStreams(prefix, parts, args)
 }
 
 // rowCondition is the scope as a condition on one row's own columns
@@ -149,7 +134,6 @@ func (sc *ReadScope) rowCondition(prefix string) (string, []any) {
 	var (
 		parts       []string
 		args, exact []any
-		streams     []any
 	)
 	for _, p := range sc.Agents {
 		if IsPattern(p) {
@@ -167,6 +151,14 @@ func (sc *ReadScope) rowCondition(prefix string) (string, []any) {
 	if sc.Broadcasts {
 		parts = append(parts, prefix+"to_agent = '*'")
 	}
+	return sc.withStreams(prefix, parts, args)
+}
+
+// withStreams adds the scope's streams to parts, the scope's agent
+// conditions, and joins them into one condition; no part at all reads
+// nothing.
+func (sc *ReadScope) withStreams(prefix string, parts []string, args []any) (string, []any) {
+	var streams []any
 	for _, p := range sc.Streams {
 		if IsPattern(p) {
 			parts, args = append(parts, matchFunc+"(?, "+prefix+"stream)"), append(args, p)
