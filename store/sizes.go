@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,7 +143,9 @@ var (
 	databaseBytesDesc = prometheus.NewDesc("lsnode_store_database_bytes", "Size of the log database file (logstream.sqlite3).", nil, nil)
 	walBytesDesc      = prometheus.NewDesc("lsnode_store_wal_bytes", "Size of the log's write-ahead log (logstream.sqlite3-wal); it stays large while a long read (a backup) holds back checkpoints.", nil, nil)
 	artifactBytesDesc = prometheus.NewDesc("lsnode_store_artifact_bytes", "Bytes of artifact content held (sum of size_bytes).", nil, nil)
-	streamEventsDesc  = prometheus.NewDesc("lsnode_store_stream_events", "Events held per stream.", []string{"stream"}, nil)
+	streamEventsDesc  = prometheus.NewDesc("lsnode_store_stream_events", "Events held per stream, for the 100 streams that hold most (lsnode_store_stream_events_other counts the rest).", []string{"stream"}, nil)
+	streamOtherDesc   = prometheus.NewDesc("lsnode_store_stream_events_other", "Events held in the streams beyond the 100 that lsnode_store_stream_events names.", nil, nil)
+	streamsDesc       = prometheus.NewDesc("lsnode_store_streams", "Streams the log holds events of.", nil, nil)
 	lastCommitDesc    = prometheus.NewDesc("lsnode_store_last_commit_timestamp_seconds", "Unix time of the latest commit of an op, local or replicated; before this process's first, the HLC time of the newest op held; 0 for an empty log.", nil, nil)
 	lastLocalDesc     = prometheus.NewDesc("lsnode_store_last_local_write_timestamp_seconds", "Unix time (HLC) of the newest op of this node's own origin; 0 when it has written none.", nil, nil)
 )
@@ -149,7 +154,7 @@ var (
 type sizeCollector struct{ s *Store }
 
 func (c sizeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{databaseBytesDesc, walBytesDesc, artifactBytesDesc, streamEventsDesc, lastCommitDesc, lastLocalDesc} {
+	for _, d := range []*prometheus.Desc{databaseBytesDesc, walBytesDesc, artifactBytesDesc, streamEventsDesc, streamOtherDesc, streamsDesc, lastCommitDesc, lastLocalDesc} {
 		ch <- d
 	}
 }
@@ -163,11 +168,34 @@ func (c sizeCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(databaseBytesDesc, prometheus.GaugeValue, float64(z.DatabaseBytes))
 	ch <- prometheus.MustNewConstMetric(walBytesDesc, prometheus.GaugeValue, float64(z.WALBytes))
 	ch <- prometheus.MustNewConstMetric(artifactBytesDesc, prometheus.GaugeValue, artifacts)
-	for stream, n := range z.StreamEvents {
-		ch <- prometheus.MustNewConstMetric(streamEventsDesc, prometheus.GaugeValue, float64(n), stream)
+	named, other := largestStreams(z.StreamEvents, maxStreamSeries)
+	for _, stream := range named {
+		ch <- prometheus.MustNewConstMetric(streamEventsDesc, prometheus.GaugeValue, float64(z.StreamEvents[stream]), stream)
 	}
+	ch <- prometheus.MustNewConstMetric(streamOtherDesc, prometheus.GaugeValue, float64(other))
+	ch <- prometheus.MustNewConstMetric(streamsDesc, prometheus.GaugeValue, float64(len(z.StreamEvents)))
 	ch <- prometheus.MustNewConstMetric(lastCommitDesc, prometheus.GaugeValue, unixSeconds(z.LastCommit))
 	ch <- prometheus.MustNewConstMetric(lastLocalDesc, prometheus.GaugeValue, unixSeconds(z.LastLocalWrite))
+}
+
+// maxStreamSeries bounds the series of lsnode_store_stream_events: a
+// fleet that opens a stream per task would otherwise grow one series per
+// stream without end.
+const maxStreamSeries = 100
+
+// largestStreams returns the (at most) n streams holding most events,
+// ties by name, and the events held by all the others.
+func largestStreams(counts map[string]int64, n int) (named []string, other int64) {
+	named = slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b))
+	})
+	if len(named) <= n {
+		return named, 0
+	}
+	for _, stream := range named[n:] {
+		other += counts[stream]
+	}
+	return named[:n], other
 }
 
 func unixSeconds(t time.Time) float64 {
