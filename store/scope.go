@@ -96,19 +96,8 @@ func IsPattern(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 // mailbox, however sparse it is in the log. Patterns and streams are
 // checked row by row.
 func (sc *ReadScope) condition(prefix string) (string, []any) {
-	var (
-		parts, subs []string
-		args        []any
-		exact       []any
-	)
-	for _, p := range sc.Agents {
-		if IsPattern(p) {
-			parts = append(parts, matchFunc+"(?, "+prefix+"to_agent)", matchFunc+"(?, "+prefix+"from_agent)")
-			args = append(args, p, p)
-		} else {
-			exact = append(exact, p)
-		}
-	}
+	parts, args, exact := sc.agentPatterns(prefix)
+	var subs []string
 	if sc.Broadcasts {
 		subs = append(subs, `SELECT rowid FROM events WHERE to_agent = '*'`)
 	}
@@ -131,18 +120,7 @@ func (sc *ReadScope) condition(prefix string) (string, []any) {
 // condition would first gather the scope's whole mailbox, whose writer
 // side no index holds.
 func (sc *ReadScope) rowCondition(prefix string) (string, []any) {
-	var (
-		parts       []string
-		args, exact []any
-	)
-	for _, p := range sc.Agents {
-		if IsPattern(p) {
-			parts = append(parts, matchFunc+"(?, "+prefix+"to_agent)", matchFunc+"(?, "+prefix+"from_agent)")
-			args = append(args, p, p)
-		} else {
-			exact = append(exact, p)
-		}
-	}
+	parts, args, exact := sc.agentPatterns(prefix)
 	if len(exact) > 0 {
 		in := " IN (?" + strings.Repeat(", ?", len(exact)-1) + ")"
 		parts = append(parts, prefix+"to_agent"+in, prefix+"from_agent"+in)
@@ -152,6 +130,21 @@ func (sc *ReadScope) rowCondition(prefix string) (string, []any) {
 		parts = append(parts, prefix+"to_agent = '*'")
 	}
 	return sc.withStreams(prefix, parts, args)
+}
+
+// agentPatterns splits the scope's agents: each pattern becomes a
+// row-by-row match of either end of an event (parts, args), and the exact
+// names are returned for the caller to look up by index or by column.
+func (sc *ReadScope) agentPatterns(prefix string) (parts []string, args, exact []any) {
+	for _, p := range sc.Agents {
+		if IsPattern(p) {
+			parts = append(parts, matchFunc+"(?, "+prefix+"to_agent)", matchFunc+"(?, "+prefix+"from_agent)")
+			args = append(args, p, p)
+		} else {
+			exact = append(exact, p)
+		}
+	}
+	return parts, args, exact
 }
 
 // withStreams adds the scope's streams to parts, the scope's agent
