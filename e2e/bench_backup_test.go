@@ -107,7 +107,7 @@ func TestBenchBackup_JoinAndBackup(t *testing.T) {
 	if snap, ok := snapshotTook(src.Logs()); ok {
 		p99Snap, nSnap := ackQuantile(during, backupFrom, backupFrom+snap)
 		p99Stream, nStream := ackQuantile(during, backupFrom+snap, backupTo)
-		t.Logf("of which the snapshot (online backup API) %v: p99 %v over %d appends; streaming and hashing it to the client: p99 %v over %d appends",
+		t.Logf("of which the snapshot (page copy) %v: p99 %v over %d appends; streaming and hashing it to the client: p99 %v over %d appends",
 			snap.Round(time.Millisecond), p99Snap, nSnap, p99Stream, nStream)
 	}
 }

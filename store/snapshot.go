@@ -8,19 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"modernc.org/sqlite"
 )
 
 // Snapshots (docs/operations.md, "Backups"). A snapshot is a page-for-page
-// copy of the log database made with SQLite's online backup API in one
-// step on a connection of its own: one read transaction, so the copy is
-// the database as of one commit. In WAL mode a reader never blocks the
-// writer, so appends go on while it runs (the WAL grows meanwhile, and
-// the checkpointer catches up after). A page copy keeps every rowid, which
-// the local seq, the signatures (lsnode_op_signatures) and the indexing
-// watermarks refer to; VACUUM INTO rebuilds the tables and promises no
-// rowid of a table without an INTEGER PRIMARY KEY (events has none).
+// copy of the log database read in one read transaction on a connection
+// of its own (snapshot_copy.go), so the copy is the database as of one
+// commit. In WAL mode a reader never blocks the writer, so appends go on
+// while it runs. A page copy keeps every rowid, which the local seq, the
+// signatures (lsnode_op_signatures) and the indexing watermarks refer to;
+// VACUUM INTO rebuilds the tables and promises no rowid of a table
+// without an INTEGER PRIMARY KEY (events has none).
 
 // SnapshotInfo describes a snapshot file: what the copy holds, read from
 // the copy itself, so it describes exactly the state copied.
@@ -62,8 +59,8 @@ func SnapshotDataDir(ctx context.Context, dir, tmpDir, origin string, sign SignF
 	return snapshotDB(ctx, src, tmpDir, origin, sign)
 }
 
-// snapshotDB copies the database at src into a new file in dir and signs
-// origin's ops into the copy.
+// snapshotDB copies the database at src into a new file in dir
+// (snapshot_copy.go) and signs origin's ops into the copy.
 func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (string, SnapshotInfo, error) {
 	if err := checkSnapshotSpace(src, dir); err != nil { // snapshot_space.go
 		return "", SnapshotInfo{}, err
@@ -79,7 +76,7 @@ func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (st
 		removeDBFiles(dst)
 		return "", SnapshotInfo{}, err
 	}
-	if err := backupInto(ctx, src, dst); err != nil {
+	if err := copyPagesToFile(ctx, src, dst); err != nil {
 		return fail(err)
 	}
 	info, err := describeSnapshot(ctx, dst, origin, sign)
@@ -88,43 +85,6 @@ func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (st
 	}
 	info.Took = time.Since(start)
 	return dst, info, nil
-}
-
-// backupInto copies the database at src over the file dst with the
-// online backup API, all pages in one step.
-func backupInto(ctx context.Context, src, dst string) error {
-	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)", src))
-	if err != nil {
-		return fmt.Errorf("open %s for a snapshot: %w", src, err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("open %s for a snapshot: %w", src, err)
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		b, ok := dc.(interface {
-			NewBackup(string) (*sqlite.Backup, error)
-		})
-		if !ok {
-			return errors.New("snapshot: the SQLite driver has no online backup")
-		}
-		bk, err := b.NewBackup("file:" + dst)
-		if err != nil {
-			return fmt.Errorf("start snapshot: %w", err)
-		}
-		for more := true; more && err == nil; {
-			more, err = bk.Step(-1)
-		}
-		if ferr := bk.Finish(); err == nil {
-			err = ferr
-		}
-		if err != nil {
-			return fmt.Errorf("snapshot: %w", err)
-		}
-		return nil
-	})
 }
 
 // describeSnapshot signs origin's ops into the snapshot at path (when

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lsnode/lsnode/internal/backupfile"
 	"github.com/lsnode/lsnode/internal/datadir"
+	"github.com/lsnode/lsnode/internal/writeback"
 	"github.com/lsnode/lsnode/node"
 )
 
@@ -73,7 +74,10 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 }
 
 // writeOut runs write on path, created anew ("-": stdout). The file
-// appears under its name only once it is complete and synced.
+// appears under its name only once it is complete and synced. It is
+// handed to the disk a MiB at a time (internal/writeback), so a backup
+// written on the node's own machine leaves little dirty for the node's
+// commits to wait behind.
 func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
@@ -86,9 +90,10 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 	if err != nil {
 		return err
 	}
-	err = write(f)
+	wb := writeback.New(f, 1<<20)
+	err = write(wb)
 	if err == nil {
-		err = f.Sync()
+		err = wb.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
