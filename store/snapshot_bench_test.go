@@ -23,8 +23,9 @@ import (
 // (method=backup) and by VACUUM INTO (method=vacuum_into), with the same
 // appends and no copy for as long as the page copy took (method=none) as
 // the same run's baseline. One op is one copy (run with -benchtime=1x).
-// It reports the copy's seconds, the p99 and the longest append while the
-// copy ran, and for the copies whether every event kept its rowid (1) or
+// It reports the copy's seconds, the process's CPU seconds meanwhile
+// (the appends' included), the p99 and the longest append while the copy
+// ran, and for the copies whether every event kept its rowid (1) or
 // not (0): the local seq and the signatures refer to it.
 func BenchmarkSnapshot(b *testing.B) {
 	rate := 200
@@ -55,7 +56,9 @@ func BenchmarkSnapshot(b *testing.B) {
 					}
 					return time.Since(start)
 				}
+				cpu0 := processCPU(b)
 				took, lat := appendsDuring(b, s, rate, copyOnce)
+				b.ReportMetric((processCPU(b) - cpu0).Seconds(), "cpu-s")
 				if method == "pagecopy" {
 					noneFor = took
 				}
