@@ -210,7 +210,11 @@ func (s *Store) tryBatch(batch []*writeReq, settled []error, savepoints bool) ([
 		}
 	}
 	if _, err := tx.ExecContext(ctx, "COMMIT"); err != nil {
-		return batch, errs, nil, errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
+		err = errors.Join(fmt.Errorf("commit: %w", err), rollback(ctx, tx))
+		// The failed transaction may still be whole in the WAL; the seal
+		// makes sure it stays failed (walseal.go).
+		s.sealWAL(ctx)
+		return batch, errs, nil, err
 	}
 	if saved {
 		s.unindexed = 0
