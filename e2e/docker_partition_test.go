@@ -64,7 +64,7 @@ func TestDockerPartition(t *testing.T) {
 		w.partitionRound(victim)
 	}
 
-	rep := checkCluster(targets, w.records)
+	rep := checkCluster(targets, w.records, dpConverge)
 	t.Logf("docker partition: %d appends acknowledged, %d events on every node, %d owed sets compared, lost %d, duplicated %d, problems %d",
 		rep.Acked, rep.Events, rep.OwedSets, rep.Lost, rep.Dup, len(rep.Problems))
 	for _, p := range rep.Problems {

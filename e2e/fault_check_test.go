@@ -345,24 +345,39 @@ func metricSum(m map[string]float64, name string, with ...string) float64 {
 	return sum
 }
 
+// readAttempts bounds how often checkCluster reads the nodes again
+// because a vector moved while it read them.
+const readAttempts = 3
+
 // checkCluster reads every node and checks the invariants against each
-// other and against the load's records.
-func checkCluster(targets []checkTarget, records []*appendRecord) *checkReport {
+// other and against the load's records. A write can still commit while
+// it reads, even after waitConverged: a request a client gave up on
+// during an isolation is delivered by TCP's retransmission once the
+// isolation heals. So a reading is kept only when every node's version
+// vector after it is the one read; otherwise the nodes are let converge
+// again (within converge) and read anew, up to readAttempts times.
+func checkCluster(targets []checkTarget, records []*appendRecord, converge time.Duration) *checkReport {
 	r := &checkReport{}
 	var states []*nodeState
 	var origins []string
-	for _, t := range targets {
-		s, err := readNode(t, origins)
-		if err != nil {
-			r.fail("read %s: %v", t.Name, err)
+	for attempt := 1; ; attempt++ {
+		var err error
+		if states, origins, err = readCluster(targets); err != nil {
+			r.fail("%v", err)
 			return r
 		}
-		for o := range s.vv {
-			if !slices.Contains(origins, o) {
-				origins = append(origins, o)
-			}
+		moved := vectorsMoved(states)
+		if moved == "" {
+			break
 		}
-		states = append(states, s)
+		if attempt == readAttempts {
+			r.fail("the version vectors kept moving while the checker read the nodes (%d readings): %s", attempt, moved)
+			break
+		}
+		if _, diff := waitConverged(targets, converge); diff != "" {
+			r.fail("not converged again after %s moved during a reading: %s", moved, diff)
+			return r
+		}
 	}
 	for _, s := range states {
 		checkPrefixes(r, s)
@@ -375,6 +390,44 @@ func checkCluster(targets []checkTarget, records []*appendRecord) *checkReport {
 	checkHealth(r, states)
 	r.Origins = len(origins)
 	return r
+}
+
+// readCluster reads every node, and returns the origins any of them
+// holds.
+func readCluster(targets []checkTarget) ([]*nodeState, []string, error) {
+	var states []*nodeState
+	var origins []string
+	for _, t := range targets {
+		s, err := readNode(t, origins)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", t.Name, err)
+		}
+		for o := range s.vv {
+			if !slices.Contains(origins, o) {
+				origins = append(origins, o)
+			}
+		}
+		states = append(states, s)
+	}
+	return states, origins, nil
+}
+
+// vectorsMoved reads each node's version vector again and names the
+// first node whose vector is no longer the one its reading holds; "" when
+// none moved (or one cannot be read: the reading's checks say more).
+func vectorsMoved(states []*nodeState) string {
+	for _, s := range states {
+		var vv struct {
+			VV map[string]int64 `json:"version_vector"`
+		}
+		if err := faultGetJSON(s.t.URL, s.t.Token, "/sync/version_vector", &vv); err != nil {
+			continue
+		}
+		if !maps.Equal(vv.VV, s.vv) {
+			return fmt.Sprintf("%s (read %v, now %v)", s.t.Name, s.vv, vv.VV)
+		}
+	}
+	return ""
 }
 
 // checkPrefixes: per origin, origin_seq runs 1..vv[origin] with no hole

@@ -116,7 +116,7 @@ func runFaultScenario(t *testing.T, sc faultScenario) {
 		t.Errorf("not converged within %v of the checker's start: %s", sc.ConvergeWithin, diff)
 	}
 	_ = took
-	rep := checkCluster(targets, g.snapshot())
+	rep := checkCluster(targets, g.snapshot(), sc.ConvergeWithin)
 	findings := c.findings.all()
 
 	t.Log(faultSummary(sc, seed, run, rep, findings, g.snapshot(), loadStart, loadStop, converged))
