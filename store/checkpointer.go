@@ -59,9 +59,7 @@ func (c *checkpointer) run() {
 		case <-c.stop:
 			return
 		}
-		// PASSIVE never waits for the writer or readers: it copies what
-		// it can, and the rest waits for the next round.
-		if _, err := c.db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+		if err := c.checkpoint(context.Background()); err != nil {
 			c.onErr(err)
 		}
 		pause.Reset(checkpointEvery)
@@ -71,6 +69,14 @@ func (c *checkpointer) run() {
 			return
 		}
 	}
+}
+
+// checkpoint copies the WAL into the database file once, beside the
+// writer. PASSIVE never waits for the writer or readers: it copies what
+// it can, and the rest waits for the next round.
+func (c *checkpointer) checkpoint(ctx context.Context) error {
+	_, err := c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	return err
 }
 
 // close stops the loop, waits for it and closes the connection.

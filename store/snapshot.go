@@ -45,7 +45,7 @@ const snapshotPrefix = ".lsnode-snapshot-"
 // store's own ops that carry no stored signature (snapshot_sign.go); the
 // live database is never written.
 func (s *Store) Snapshot(ctx context.Context, sign SignFunc) (string, SnapshotInfo, error) {
-	return snapshotDB(ctx, filepath.Join(s.cfg.Dir, DBFile), s.cfg.Dir, s.ReplicaID(), sign)
+	return snapshotDB(ctx, filepath.Join(s.cfg.Dir, DBFile), s.cfg.Dir, s.ReplicaID(), sign, s.copyLive) // snapshot_ckpt.go
 }
 
 // SnapshotDataDir is Snapshot for the data dir of a stopped node, whose
@@ -56,12 +56,12 @@ func SnapshotDataDir(ctx context.Context, dir, tmpDir, origin string, sign SignF
 	if _, err := os.Stat(src); err != nil {
 		return "", SnapshotInfo{}, fmt.Errorf("no log in %s: %w", dir, err)
 	}
-	return snapshotDB(ctx, src, tmpDir, origin, sign)
+	return snapshotDB(ctx, src, tmpDir, origin, sign, copyPagesToFile)
 }
 
-// snapshotDB copies the database at src into a new file in dir
-// (snapshot_copy.go) and signs origin's ops into the copy.
-func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (string, SnapshotInfo, error) {
+// snapshotDB copies the database at src into a new file in dir with
+// copyDB (snapshot_copy.go) and signs origin's ops into the copy.
+func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc, copyDB func(ctx context.Context, src, dst string) error) (string, SnapshotInfo, error) {
 	if err := checkSnapshotSpace(src, dir); err != nil { // snapshot_space.go
 		return "", SnapshotInfo{}, err
 	}
@@ -76,7 +76,7 @@ func snapshotDB(ctx context.Context, src, dir, origin string, sign SignFunc) (st
 		removeDBFiles(dst)
 		return "", SnapshotInfo{}, err
 	}
-	if err := copyPagesToFile(ctx, src, dst); err != nil {
+	if err := copyDB(ctx, src, dst); err != nil {
 		return fail(err)
 	}
 	info, err := describeSnapshot(ctx, dst, origin, sign)

@@ -15,18 +15,20 @@ import (
 // the copy is the database as of one commit, page for page (every rowid
 // kept). In WAL mode the read transaction blocks no writer: the WAL grows
 // while it lasts and the checkpointer catches up after, so the copy goes
-// as fast as it can to keep that short. It reads about three times as
-// fast as SQLite's online backup API copies (BenchmarkSnapshot).
+// as fast as it can to keep that short. It copies about 1.5 times as fast
+// as SQLite's online backup API (BenchmarkSnapshot).
 //
-// What the copy costs the appends beside it is the disk: each append
-// waits for its commit's fsync, which waits behind whatever the copy has
-// left dirty. The copy's file is therefore written through
-// internal/writeback, which hands it to the disk a chunk at a time.
+// The copy's file is written through internal/writeback, which hands it
+// to the disk a chunk at a time, so that no commit's sync (a checkpoint's,
+// or every commit's with synchronous=FULL) waits behind hundreds of MiB
+// of copy. A serving store's copy also runs niced with the automatic
+// checkpoint off (snapshot_ckpt.go).
 
 // copyChunk is how much of a snapshot copy is handed to the disk at a
 // time; at most two chunks are dirty at once. In BenchmarkSnapshot 1 MiB
-// chunks cost the appends' p99 less than 8 MiB ones or none, and a paced
-// copy cost them more than one at full speed (docs/benchmarks.md).
+// chunks cost the appends' p99 less than 8 MiB ones or none, and a copy
+// held to 40 or 64 MiB/s cost them more than one at full speed, since it
+// pinned the WAL longer.
 const copyChunk = 1 << 20
 
 // copyPagesToFile writes the database at src, as of one commit, to a new

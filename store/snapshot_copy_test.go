@@ -100,3 +100,51 @@ func TestPageCopy_StopsWhenItsContextEnds(t *testing.T) {
 		t.Fatalf("copy: %v, want context.Canceled", err)
 	}
 }
+
+// autoCheckpointSetting reads the writer connection's automatic
+// checkpoint threshold.
+func autoCheckpointSetting(t *testing.T, s *Store) int {
+	t.Helper()
+	var pages int
+	if err := s.write(context.Background(), func(w *writeTx) error {
+		return w.tx.QueryRowContext(w.ctx, "PRAGMA wal_autocheckpoint").Scan(&pages)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return pages
+}
+
+// TestSnapshot_HoldsTheAutomaticCheckpointOffWhileItCopies: the writer's
+// automatic checkpoint is off from the first copy's start to the last
+// one's end, and back at its threshold after.
+func TestSnapshot_HoldsTheAutomaticCheckpointOffWhileItCopies(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openReplica(t, repA)
+	if got := autoCheckpointSetting(t, s); got != autoCheckpointPages {
+		t.Fatalf("automatic checkpoint at open: %d pages, want %d", got, autoCheckpointPages)
+	}
+	for range 2 {
+		if err := s.holdAutoCheckpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := autoCheckpointSetting(t, s); got != 0 {
+			t.Fatalf("automatic checkpoint during a copy: %d pages, want 0 (off)", got)
+		}
+	}
+	s.releaseAutoCheckpoint()
+	if got := autoCheckpointSetting(t, s); got != 0 {
+		t.Fatalf("automatic checkpoint while one copy still runs: %d pages, want 0 (off)", got)
+	}
+	s.releaseAutoCheckpoint()
+	if got := autoCheckpointSetting(t, s); got != autoCheckpointPages {
+		t.Fatalf("automatic checkpoint after the copies: %d pages, want %d", got, autoCheckpointPages)
+	}
+	path, _, err := s.Snapshot(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer RemoveSnapshot(path)
+	if got := autoCheckpointSetting(t, s); got != autoCheckpointPages {
+		t.Fatalf("automatic checkpoint after a snapshot: %d pages, want %d", got, autoCheckpointPages)
+	}
+}

@@ -71,6 +71,7 @@ type Store struct {
 		closed  bool
 	}
 	closeOnce sync.Once
+	autoCkpt  autoCheckpointHold // snapshots copying (snapshot_ckpt.go)
 }
 
 // Open opens (creating if needed) the log in cfg.Dir, migrates a file of
@@ -173,8 +174,13 @@ func WriterDSN(path string, syncFull bool) string {
 	if syncFull {
 		syncMode = "FULL"
 	}
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(32768)", path, syncMode)
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)&_pragma=foreign_keys(0)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(%d)", path, syncMode, autoCheckpointPages)
 }
+
+// autoCheckpointPages is the writer's automatic checkpoint threshold in
+// WAL pages (WriterDSN); a snapshot turns it off while it copies
+// (snapshot_ckpt.go).
+const autoCheckpointPages = 32768
 
 func (s *Store) openDBs(ctx context.Context) error {
 	path := filepath.Join(s.cfg.Dir, DBFile)

@@ -1,14 +1,14 @@
-// Package writeback writes a large file beside a process whose commits
-// wait for fsync, without leaving much of the file dirty in the page
-// cache.
+// Package writeback writes a large file beside a database whose syncs
+// (its checkpoints, and its commits when they sync) must not wait behind
+// it, without leaving much of the file dirty in the page cache.
 //
 // A file written at full speed is flushed by the kernel later, in bursts
-// of hundreds of MiB; a commit's fsync issued meanwhile waits in the
-// disk's queue behind the burst (and, on a journaling filesystem, can
-// wait for the file's newly allocated blocks to be written with the same
-// journal commit). A Writer instead hands each chunk to the disk as soon
+// of hundreds of MiB; an fsync issued meanwhile waits in the disk's queue
+// behind the burst (and, on a journaling filesystem, can wait for the
+// file's newly allocated blocks to be written with the same journal
+// commit). A Writer instead hands each chunk to the disk as soon
 // as it is written (sync_file_range(2) where the system has it) and waits
-// for the chunk before, so at most two chunks are ever dirty and a commit
+// for the chunk before, so at most two chunks are ever dirty and an fsync
 // waits for at most that much. The idea is the one of RocksDB's
 // bytes_per_sync and PostgreSQL's backend_flush_after.
 package writeback
