@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/lsnode/lsnode/internal/niced"
 )
 
 // While a snapshot's read transaction pins the WAL, no checkpoint can
 // copy past it. SQLite's automatic checkpoint on the writer (WriterDSN)
 // would then run after every commit once the WAL is past its threshold,
 // and each of those attempts walks the whole WAL inside the commit: in
-// BenchmarkSnapshot, with the WAL past it during a copy of a 1M-event
-// log, the appends' p99 went from 185 ms to 1.9 s, against 212 ms to
-// 222 ms with it off. So while a copy runs, the writer's automatic
+// BenchmarkSnapshot the appends' p99 during a copy of a 1M-event log was
+// 1.7-1.8 s with it on and 240-253 ms with it off, against 156-188 ms
+// without a copy (docs/benchmarks.md). So while a copy runs, the writer's automatic
 // checkpoint is off; the checkpointer goes on beside the writer
 // (checkpointer.go). When the last copy ends, the checkpointer first
 // copies the WAL the snapshot held back, beside the writer, and only then
@@ -28,13 +30,14 @@ type autoCheckpointHold struct {
 }
 
 // copyLive is the page copy of a serving store's database (Snapshot):
-// with the automatic checkpoint off for as long as it reads.
+// with the automatic checkpoint off for as long as it reads, on a niced
+// thread so the writer gets a core first.
 func (s *Store) copyLive(ctx context.Context, src, dst string) error {
 	if err := s.holdAutoCheckpoint(ctx); err != nil {
 		return err
 	}
 	defer s.releaseAutoCheckpoint()
-	return runNiced(func() error { return copyPagesToFile(ctx, src, dst) })
+	return niced.Run(func() error { return copyPagesToFile(ctx, src, dst) })
 }
 
 // holdAutoCheckpoint turns the writer's automatic checkpoint off for one

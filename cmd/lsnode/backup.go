@@ -15,6 +15,7 @@ import (
 
 	"github.com/lsnode/lsnode/internal/backupfile"
 	"github.com/lsnode/lsnode/internal/datadir"
+	"github.com/lsnode/lsnode/internal/niced"
 	"github.com/lsnode/lsnode/internal/writeback"
 	"github.com/lsnode/lsnode/node"
 )
@@ -44,14 +45,18 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	start := time.Now()
 	var m backupfile.Manifest
 	var n int64
-	err := writeOut(*out, stdout, func(w io.Writer) error {
-		var err error
-		if *data != "" {
-			m, n, err = backupDataDir(ctx, *data, !*noKey, w)
-		} else {
-			m, n, err = backupNode(ctx, cf, !*noKey, w)
-		}
-		return err
+	// Hashing and writing the backup is bulk work, often done on the
+	// node's own machine: it runs niced, so the node gets a core first.
+	err := niced.Run(func() error {
+		return writeOut(*out, stdout, func(w io.Writer) error {
+			var err error
+			if *data != "" {
+				m, n, err = backupDataDir(ctx, *data, !*noKey, w)
+			} else {
+				m, n, err = backupNode(ctx, cf, !*noKey, w)
+			}
+			return err
+		})
 	})
 	if err != nil {
 		return err
@@ -77,7 +82,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // appears under its name only once it is complete and synced. It is
 // handed to the disk a MiB at a time (internal/writeback), so a backup
 // written on the node's own machine leaves little dirty for the node's
-// commits to wait behind.
+// checkpoints to wait behind.
 func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)

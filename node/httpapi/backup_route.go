@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lsnode/lsnode/internal/niced"
 	"github.com/lsnode/lsnode/internal/pyhub/syncwire"
 )
 
@@ -67,7 +68,14 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", `attachment; filename="lsnode-backup.tar"`)
 	w.WriteHeader(http.StatusOK)
 	start := time.Now()
-	n, err := b.WriteTo(&deadlineWriter{w: w, rc: http.NewResponseController(w), step: s.cfg.WriteTimeout})
+	var n int64
+	// Reading, hashing and sending hundreds of MiB is bulk work: it runs
+	// niced, so the node's writer and other requests get a core first.
+	err = niced.Run(func() error {
+		var err error
+		n, err = b.WriteTo(&deadlineWriter{w: w, rc: http.NewResponseController(w), step: s.cfg.WriteTimeout})
+		return err
+	})
 	if err != nil {
 		s.log.Warn("backup stream ended early", "bytes", n, "of", b.Size(), "err", err)
 		return

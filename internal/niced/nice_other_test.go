@@ -1,0 +1,7 @@
+//go:build !linux
+
+package niced
+
+import "testing"
+
+func threadNice(*testing.T) int { return 0 }
