@@ -18,14 +18,13 @@ import (
 
 // BenchmarkSnapshot copies the big log (LSNODE_BENCH_EVENTS, default 1M)
 // while appends run at LSNODE_BENCH_PACE appends/s (default 200): by the
-// page copy (method=pagecopy, what Snapshot does: on a niced thread,
-// with the writer's automatic checkpoint off meanwhile), by the same copy
-// on the caller's thread with the automatic checkpoint left on
-// (method=pagecopy_autocheckpoint), and, with it off,
-// by SQLite's online backup in one step
-// (method=backup) and by VACUUM INTO (method=vacuum_into), with the same
-// appends and no copy for as long as the page copy took (method=none) as
-// the same run's baseline. One op is one copy (run with -benchtime=1x).
+// page copy (method=pagecopy, what Snapshot does: on a niced thread, with
+// the writer's automatic checkpoint off meanwhile), by the same copy on
+// the caller's thread with the automatic checkpoint left on
+// (method=pagecopy_autocheckpoint), and, with it off, by SQLite's online
+// backup in one step (method=backup) and by VACUUM INTO
+// (method=vacuum_into); the same appends with no copy for as long as the
+// page copy took (method=none) are the same run's baseline. One op is one copy (run with -benchtime=1x).
 // It reports the copy's seconds, the process's CPU seconds meanwhile
 // (the appends' included), the p99 and the longest append while the copy
 // ran, and for the copies whether every event kept its rowid (1) or
