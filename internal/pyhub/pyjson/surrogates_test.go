@@ -78,6 +78,29 @@ func surrogatesAsReplacement(v any) any {
 	return v
 }
 
+// keysCollide reports whether an object in v has two keys that are the
+// same once their lone surrogates are made U+FFFD.
+func keysCollide(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if keysCollide(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		seen := make(map[string]bool, len(x))
+		for k, e := range x {
+			r := surrogatesAsReplacement(k).(string)
+			if seen[r] || keysCollide(e) {
+				return true
+			}
+			seen[r] = true
+		}
+	}
+	return false
+}
+
 // FuzzReaderLoneSurrogates holds Value with LoneSurrogates to
 // encoding/json: the same value once each lone surrogate it keeps is made
 // U+FFFD, and, for a text without a surrogate escape, Value without the
@@ -100,6 +123,12 @@ func FuzzReaderLoneSurrogates(f *testing.F) {
 			if plain, _ := (Reader{}).Value(raw); !reflect.DeepEqual(got, plain) {
 				t.Fatalf("%q: %#v, without the option %#v", raw, got, plain)
 			}
+		}
+		if keysCollide(got) {
+			// Two keys that differ only in their lone surrogates stay two
+			// keys, as in Python; encoding/json makes them one. There is
+			// no common value to compare.
+			return
 		}
 		if got := surrogatesAsReplacement(got); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: %#v, encoding/json reads %#v", raw, got, want)
