@@ -44,22 +44,15 @@ func BenchmarkSnapshot(b *testing.B) {
 					start := time.Now()
 					var err error
 					src := filepath.Join(s.cfg.Dir, DBFile)
-					hold := func(copyDB func() error) error {
-						if err := s.holdAutoCheckpoint(context.Background()); err != nil {
-							return err
-						}
-						defer s.releaseAutoCheckpoint()
-						return copyDB()
-					}
 					switch method {
 					case "pagecopy":
 						err = s.copyLive(context.Background(), src, dst)
 					case "pagecopy_autocheckpoint":
 						err = copyPagesToFile(context.Background(), src, dst)
 					case "backup":
-						err = hold(func() error { return backupInto(context.Background(), src, dst) })
+						err = s.withAutoCheckpointOff(context.Background(), func() error { return backupInto(context.Background(), src, dst) })
 					case "vacuum_into":
-						err = hold(func() error { return vacuumInto(src, dst) })
+						err = s.withAutoCheckpointOff(context.Background(), func() error { return vacuumInto(src, dst) })
 					case "none":
 						time.Sleep(noneFor)
 					}

@@ -33,11 +33,19 @@ type autoCheckpointHold struct {
 // with the automatic checkpoint off for as long as it reads, on a niced
 // thread so the writer gets a core first.
 func (s *Store) copyLive(ctx context.Context, src, dst string) error {
+	return s.withAutoCheckpointOff(ctx, func() error {
+		return niced.Run(func() error { return copyPagesToFile(ctx, src, dst) })
+	})
+}
+
+// withAutoCheckpointOff runs copyDB with the writer's automatic
+// checkpoint off.
+func (s *Store) withAutoCheckpointOff(ctx context.Context, copyDB func() error) error {
 	if err := s.holdAutoCheckpoint(ctx); err != nil {
 		return err
 	}
 	defer s.releaseAutoCheckpoint()
-	return niced.Run(func() error { return copyPagesToFile(ctx, src, dst) })
+	return copyDB()
 }
 
 // holdAutoCheckpoint turns the writer's automatic checkpoint off for one

@@ -24,12 +24,9 @@ import (
 // of copy. A serving store's copy also runs niced with the automatic
 // checkpoint off (snapshot_ckpt.go).
 
-// copyChunk is how much of a snapshot copy is handed to the disk at a
-// time; at most two chunks are dirty at once. In BenchmarkSnapshot 1 MiB
-// chunks cost the appends' p99 less than 8 MiB ones or none, and a copy
-// held to 40 or 64 MiB/s cost them more than one at full speed, since it
-// pinned the WAL longer.
-const copyChunk = 1 << 20
+// The copy is not paced: in BenchmarkSnapshot a copy held to 40 or
+// 64 MiB/s cost the appends more than one at full speed, since it pinned
+// the WAL longer.
 
 // copyPagesToFile writes the database at src, as of one commit, to a new
 // file dst and syncs it.
@@ -38,7 +35,7 @@ func copyPagesToFile(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	w := writeback.New(f, copyChunk)
+	w := writeback.New(f, writeback.Chunk)
 	err = copyPages(ctx, src, w)
 	if err == nil {
 		err = w.Sync()

@@ -95,7 +95,7 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 	if err != nil {
 		return err
 	}
-	wb := writeback.New(f, 1<<20)
+	wb := writeback.New(f, writeback.Chunk)
 	err = write(wb)
 	if err == nil {
 		err = wb.Sync()
